@@ -1,0 +1,1 @@
+"""The ``repobot`` command: index, search, ask, check, eval and gui."""

@@ -1,0 +1,259 @@
+"""``repobot``: the command line. Every error is one line on stderr and a non-zero exit.
+
+    repobot index [--corpus DIR]
+    repobot search "QUESTION" [--corpus DIR] [--k 5] [--mode hybrid|bm25|dense] [--json]
+    repobot ask "QUESTION" [--corpus DIR] [--model GGUF] [--json]
+    repobot check --n-docs N   < answer.txt
+    repobot eval QUESTIONS.jsonl [--corpus DIR] [--modes bm25,dense,hybrid] [--json]
+    repobot gui [--corpus DIR] [--ask Q] [--screenshot PNG] [--open-source N] [--quit]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+
+from repobot import __version__
+
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="repobot", description="Offline, cited answers about a folder of markdown docs.")
+    parser.add_argument("--version", action="version", version=f"repobot {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def corpus_arg(p):
+        p.add_argument("--corpus", help="folder of markdown files (default: RepoBot's own user guide)")
+
+    def retrieval_args(p):
+        p.add_argument("--k", type=int, default=5, help="passages to retrieve (default 5)")
+        p.add_argument("--mode", default="hybrid", choices=["hybrid", "bm25", "dense"], help="retrieval mode")
+        p.add_argument("--docs-version", help="only use chunks of this documentation version")
+        p.add_argument("--rewrite", action="store_true", help="rewrite the query with the model first (the lesson's rewrite)")
+        p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("index", help="build or update the index of a folder")
+    corpus_arg(p)
+    p.add_argument("--json", action="store_true", help="print JSON, no progress bar")
+
+    p = sub.add_parser("search", help="retrieve passages for a question")
+    p.add_argument("question")
+    corpus_arg(p)
+    retrieval_args(p)
+
+    p = sub.add_parser("ask", help="answer a question with cited, checked sentences")
+    p.add_argument("question")
+    corpus_arg(p)
+    retrieval_args(p)
+    p.add_argument("--model", help="a .gguf chat model (path, or a file name in models/)")
+    p.add_argument("--language", default="auto", choices=["auto", "en", "zh", "fr"], help="answer language")
+    p.add_argument("--max-tokens", type=int, default=400, help="cap on the answer's length in tokens")
+    p.add_argument("--no-strict", action="store_true", help="drop the 'even if you know it' rule (experiments)")
+    p.add_argument("--no-gate", action="store_true", help="generate even when passages miss the question's key terms")
+
+    p = sub.add_parser("check", help="the lesson's form check of an answer read from stdin")
+    p.add_argument("--n-docs", type=int, required=True, help="number of passages the answer could cite")
+
+    p = sub.add_parser("eval", help="evaluate retrieval and answers on a question set")
+    p.add_argument("questions", help="JSONL file: question, answerable, gold_sources, key_facts")
+    corpus_arg(p)
+    p.add_argument("--modes", default="bm25,dense,hybrid", help="comma-separated retrieval modes")
+    p.add_argument("--model", help="a .gguf chat model")
+    p.add_argument("--no-answers", action="store_true", help="retrieval metrics only (no generation)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("models", help="list the GGUF models RepoBot can use")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("gui", help="open the desktop window")
+    corpus_arg(p)
+    p.add_argument("--model", help="a .gguf chat model")
+    p.add_argument("--ask", help="ask this question once the window is ready")
+    p.add_argument("--screenshot", help="save a PNG of the window (after the answer, if --ask)")
+    p.add_argument("--open-source", type=int, help="click source N of the answer")
+    p.add_argument("--quit", action="store_true", help="quit after the steps above")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if not args.command:
+        _parser().print_help()
+        return EXIT_USER_ERROR
+    from repobot.engine.errors import RepoBotError
+
+    try:
+        return COMMANDS[args.command](args) or 0
+    except RepoBotError as err:
+        print(f"repobot: {err}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print("repobot: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as err:  # a bug: still one line, with how to see more
+        if os.environ.get("REPOBOT_DEBUG"):
+            raise
+        print(f"repobot: unexpected error: {type(err).__name__}: {err} (set REPOBOT_DEBUG=1 for details)", file=sys.stderr)
+        return 1
+
+
+def _pipeline(args, *, with_model: bool = False):
+    from repobot.engine.pipeline import Pipeline
+
+    pipe = Pipeline(getattr(args, "corpus", None), model=getattr(args, "model", None))
+    if with_model:
+        pipe.check_model()
+    return pipe
+
+
+def cmd_index(args) -> int:
+    from repobot.cli.progress import ProgressBar
+
+    pipe = _pipeline(args)
+    report = pipe.build_index(progress=ProgressBar(enabled=None if not args.json else False))
+    problems = [{"source": p.source, "problem": p.reason} for p in pipe.problems]
+    if args.json:
+        print(json.dumps({
+            "corpus": str(pipe.corpus), "files": len(pipe.index.files), "chunks": len(pipe.index.chunks),
+            "seconds": round(report.seconds, 2), "added": report.added, "updated": report.updated,
+            "removed": report.removed, "unchanged": len(report.unchanged), "embedded_chunks": report.embedded_chunks,
+            "problems": problems, "notes": pipe.index_notes,
+        }, ensure_ascii=False, indent=2))
+        return 0
+    for note in pipe.index_notes:
+        print(f"note: {note}", file=sys.stderr)
+    for p in problems:
+        print(f"warning: {p['source']}: {p['problem']}", file=sys.stderr)
+    print(
+        f"{len(pipe.index.files)} files, {len(pipe.index.chunks)} chunks, {report.seconds:.1f} s "
+        f"(added {len(report.added)}, updated {len(report.updated)}, removed {len(report.removed)}, "
+        f"unchanged {len(report.unchanged)}; embedded {report.embedded_chunks} chunks)"
+    )
+    return 0
+
+
+def _hits_json(hits) -> dict:
+    return {"hits": [
+        {"rank": h.rank, "source": h.chunk.source, "lines": [h.chunk.start, h.chunk.end],
+         "heading": h.chunk.heading, "score": round(h.score, 5), "text": h.chunk.text}
+        for h in hits
+    ]}
+
+
+def cmd_search(args) -> int:
+    pipe = _pipeline(args, with_model=args.rewrite)
+    hits = pipe.search(args.question, k=args.k, mode=args.mode, version=args.docs_version, rewrite=args.rewrite)
+    if args.json:
+        print(json.dumps(_hits_json(hits), ensure_ascii=False, indent=2))
+        return 0
+    for h in hits:
+        print(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}  {h.chunk.heading}  ({h.score:.4f})")
+    return 0
+
+
+STATUS_MARK = {"supported": "✓", "miscited": "↺", "unsupported": "✗", "uncited": "?", "exempt": "·"}
+
+
+def cmd_ask(args) -> int:
+    from repobot.engine.pipeline import AskOptions, Done, Retrieved, Token
+
+    pipe = _pipeline(args, with_model=True)
+    options = AskOptions(
+        k=args.k, mode=args.mode, language=args.language, strict=not args.no_strict, rewrite=args.rewrite,
+        version=args.docs_version, max_tokens=args.max_tokens, gate=not args.no_gate,
+    )
+    cancel = threading.Event()
+    answer = None
+    out = sys.stdout
+    try:
+        for event in pipe.ask_stream(args.question, options, cancel=cancel):
+            if isinstance(event, Retrieved) and not args.json:
+                print("Retrieved: " + "  ".join(f"[{h.rank}] {h.chunk.source}" for h in event.hits), file=out)
+                print("Model answer:", file=out)
+            elif isinstance(event, Token) and not args.json:
+                out.write(event.text)
+                out.flush()
+            elif isinstance(event, Done):
+                answer = event.answer
+    except KeyboardInterrupt:
+        cancel.set()
+        raise
+    if args.json:
+        print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
+        return 0
+    print(file=out)
+    check = answer.check
+    if answer.stop_reason == "gate":
+        print("(not generated: the passages do not contain the question's key terms)", file=out)
+    else:
+        print(f"Check: cited {check.cited}, invalid {check.invalid or 'none'}, uncited {len(check.uncited)}", file=out)
+        for s in answer.sentences:
+            label = s.text.splitlines()[0][:90] + (" …" if len(s.text) > 90 or "\n" in s.text else "")
+            print(f"  {STATUS_MARK[s.status]} {s.status:<11} {label}", file=out)
+    print(f"\nVerdict: {answer.verdict}\n", file=out)
+    print(answer.final_answer, file=out)
+    if answer.sources:
+        print("\nSources: " + "  ".join(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}" for h in answer.sources), file=out)
+    for note in answer.notes:
+        print(f"note: {note}", file=out)
+    t = answer.timings
+    first = f"{t.first_token_ms:.0f} ms" if t.first_token_ms is not None else "-"
+    print(f"(retrieve {t.retrieve_ms:.0f} ms, first token {first}, total {t.total_ms:.0f} ms, {t.tokens_per_s:.1f} tokens/s)", file=out)
+    return 0
+
+
+def cmd_check(args) -> int:
+    from repobot.engine.check import check_citations
+    from repobot.engine.errors import RepoBotError
+
+    if args.n_docs < 0:
+        raise RepoBotError("--n-docs must be 0 or more.")
+    text = sys.stdin.read()
+    print(json.dumps(check_citations(text, args.n_docs)._asdict(), ensure_ascii=False))
+    return 0
+
+
+def cmd_eval(args) -> int:
+    from repobot.engine.evaluate import evaluate, format_table, load_questions
+
+    questions = load_questions(args.questions)
+    pipe = _pipeline(args, with_model=not args.no_answers)
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    result = evaluate(pipe, questions, modes=modes, answers=not args.no_answers)
+    print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else format_table(result))
+    return 0
+
+
+def cmd_models(args) -> int:
+    from repobot.engine.models import list_models
+
+    rows = [{"file": m.path.name, "path": str(m.path), "size_mb": round(m.size / 1e6, 1),
+             "known": m.known is not None} for m in list_models()]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    elif not rows:
+        print("No GGUF models found. Run `make install`, or drop a .gguf file into models/.")
+    for r in rows if not args.json else []:
+        print(f"{r['file']}  {r['size_mb']} MB  {'sha256 known' if r['known'] else 'not in catalogue'}  {r['path']}")
+    return 0
+
+
+def cmd_gui(args) -> int:
+    from repobot.desktop.app import run
+
+    return run(corpus=args.corpus, model=args.model, ask=args.ask, screenshot=args.screenshot,
+               open_source=args.open_source, quit_after=args.quit)
+
+
+COMMANDS = {
+    "index": cmd_index, "search": cmd_search, "ask": cmd_ask, "check": cmd_check,
+    "eval": cmd_eval, "models": cmd_models, "gui": cmd_gui,
+}
+
+if __name__ == "__main__":
+    sys.exit(main())

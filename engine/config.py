@@ -1,0 +1,61 @@
+"""Where RepoBot keeps its files, and the switches that keep it offline.
+
+>>> import os; os.environ["REPOBOT_HOME"] = "/tmp/rb"; str(data_dir())
+'/tmp/rb'
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+OFFLINE_SWITCHES = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "TRANSFORMERS_VERBOSITY": "error",
+    "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
+}
+
+
+def force_offline() -> None:
+    """Set the Hugging Face offline switches for this process (before any HF import)."""
+    for key, value in OFFLINE_SWITCHES.items():
+        os.environ[key] = value
+
+
+def app_root() -> Path:
+    """The folder holding ``corpus/`` and ``models/``: the checkout, or the PyInstaller bundle."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:
+        return Path(bundle)
+    return Path(__file__).resolve().parent.parent
+
+
+def data_dir() -> Path:
+    """User data (indexes, settings, user models): ``$REPOBOT_HOME`` or the platform's user data dir."""
+    home = os.environ.get("REPOBOT_HOME")
+    if home:
+        return Path(home).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("repobot", appauthor=False))
+
+
+def default_corpus() -> Path:
+    """RepoBot's own user guide, the corpus used when none is given."""
+    return app_root() / "corpus"
+
+
+def bundled_models_dir() -> Path:
+    """``models/`` beside the code: the catalogue and the default GGUF."""
+    return app_root() / "models"
+
+
+def user_models_dir() -> Path:
+    """Where a user's own GGUF files may also be dropped."""
+    return data_dir() / "models"

@@ -1,0 +1,69 @@
+"""The "not found" gate: refuse before generating when the passages miss the question's key terms.
+
+Key terms are the specific things a question names: code identifiers,
+versioned names such as ``HTTP/3``, and numbers. Every one must appear in at
+least one retrieved passage. Plain content words must mostly appear too, but a
+word is only counted when the corpus is written in its script (a Chinese
+question over English docs is judged on its key terms alone).
+
+>>> key_terms("Does httpx support HTTP/3?")
+['HTTP/3']
+>>> missing_terms("Does httpx support HTTP/3?", ["HTTP/2 support is optional.", "httpx is a client."])
+['HTTP/3']
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple, Sequence
+
+from repobot.engine.support import identifiers
+from repobot.engine.tokens import tokenize
+
+MIN_COVERAGE = 0.5
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_QUESTION_WORDS = frozenset(
+    tokenize(
+        "support supports supported work works use using make get does way possible need want "
+        "enable tell explain example feature built-in builtin automatically automatic "
+        "comment faire peut-on existe-t-il utiliser fonctionne"
+    )
+)
+
+
+class GateResult(NamedTuple):
+    covered: bool
+    missing: list[str]  # key terms or words absent from every passage
+    coverage: float  # share of counted content words found in the passages
+
+
+def key_terms(question: str) -> list[str]:
+    """Identifier-like terms of a question (short bare numbers and plain words excluded)."""
+    return [t for t in identifiers(question) if not t.isdigit() or len(t) >= 3]
+
+
+def _present(term: str, text: str) -> bool:
+    return term.lower() in text
+
+
+def missing_terms(question: str, passages: Sequence[str]) -> list[str]:
+    text = "\n".join(passages).lower()
+    return [t for t in key_terms(question) if not _present(t, text)]
+
+
+def gate(question: str, passages: Sequence[str], *, corpus_has_cjk: bool = False) -> GateResult:
+    """Whether the retrieved passages cover the question well enough to try answering."""
+    if not passages:
+        return GateResult(False, key_terms(question) or ["(no passages retrieved)"], 0.0)
+    missing = missing_terms(question, passages)
+    passage_tokens = {t for p in passages for t in tokenize(p)}
+    words = [
+        t
+        for t in dict.fromkeys(tokenize(question))
+        if t not in _QUESTION_WORDS and len(t) > 1 and (corpus_has_cjk or not _CJK.search(t))
+    ]
+    absent = [w for w in words if w not in passage_tokens]
+    coverage = 1.0 - len(absent) / len(words) if words else 1.0
+    if coverage < MIN_COVERAGE:
+        missing += [w for w in absent if w not in missing]
+    return GateResult(not missing, missing, round(coverage, 3))

@@ -1,0 +1,189 @@
+"""Generate: stream an answer from a local chat model, cancellable, with thinking hidden.
+
+``LLM.stream_chat`` is the one abstract method; ``LlamaCppLLM`` implements it
+with llama-cpp-python and the GGUF's own chat template. ``generate`` wraps any
+LLM: it checks the cancel flag at every token, caps the length, stops when the
+model starts repeating itself, and hides ``<think>…</think>``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from repobot.engine.errors import ModelError
+
+Messages = Sequence[dict[str, str]]
+FALLBACK_CHAT_FORMAT = "chatml"  # used when a GGUF carries no chat template
+
+
+class LLM(ABC):
+    name: str = "llm"
+    n_ctx: int = 4096
+
+    @abstractmethod
+    def stream_chat(self, messages: Messages, *, max_tokens: int) -> Iterator[str]:
+        """Yield the assistant's reply piece by piece."""
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens in ``text`` (a rough estimate unless the model overrides it)."""
+        return len(text) // 3 + 1
+
+
+def physical_cores() -> int:
+    """Physical cores (hyper-threads share the same core and do not speed up llama.cpp)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            pairs = set(re.findall(r"physical id\s*:\s*(\d+)[\s\S]*?core id\s*:\s*(\d+)", fh.read()))
+        if pairs:
+            return len(pairs)
+    except OSError:
+        pass
+    return max(1, (os.cpu_count() or 2) // 2 if (os.cpu_count() or 0) > 4 else os.cpu_count() or 1)
+
+
+class LlamaCppLLM(LLM):
+    """A GGUF chat model run by llama-cpp-python on the CPU."""
+
+    def __init__(self, path: Path, *, n_ctx: int = 4096, seed: int = 42, temperature: float = 0.1):
+        from repobot.engine.models import check_gguf
+
+        path = check_gguf(path)
+        try:
+            from llama_cpp import Llama
+
+            self._llama = Llama(
+                model_path=str(path), n_ctx=n_ctx, n_threads=physical_cores(), seed=seed, verbose=False
+            )
+        except Exception as err:  # llama.cpp reports a bad file as a bare ValueError
+            raise ModelError(
+                f"llama.cpp could not load {path.name} ({str(err).splitlines()[0][:100] or type(err).__name__}). "
+                "The file may be truncated or of an unsupported architecture: choose another GGUF."
+            ) from err
+        self.path = path
+        self.name = path.name
+        trained = int(self._llama.metadata.get(f"{self._llama.metadata.get('general.architecture', '')}.context_length", n_ctx) or n_ctx)
+        self.n_ctx = min(n_ctx, trained)
+        self.has_chat_template = bool(self._llama.metadata.get("tokenizer.chat_template"))
+        if not self.has_chat_template:
+            self._llama.chat_format = FALLBACK_CHAT_FORMAT
+        self.temperature = temperature
+
+    def stream_chat(self, messages: Messages, *, max_tokens: int) -> Iterator[str]:
+        stream = self._llama.create_chat_completion(
+            messages=list(messages),
+            stream=True,
+            max_tokens=max_tokens,
+            temperature=self.temperature,
+            top_p=0.9,
+            repeat_penalty=1.1,
+        )
+        try:
+            for part in stream:
+                piece = part["choices"][0]["delta"].get("content")
+                if piece:
+                    yield piece
+        finally:
+            stream.close()
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def complete_raw(self, prompt: str, *, max_tokens: int) -> Iterator[str]:
+        """Bare llama-cpp-python streaming (used by the benchmark as a baseline)."""
+        for part in self._llama.create_completion(prompt, max_tokens=max_tokens, stream=True, temperature=self.temperature):
+            yield part["choices"][0]["text"]
+
+
+# --- pure helpers ----------------------------------------------------------------
+
+_THINK = re.compile(r"<think>.*?(</think>|\Z)", re.S)
+
+
+def strip_thinking(text: str) -> str:
+    """Remove reasoning blocks, closed or left open at the end.
+
+    >>> strip_thinking("<think>hmm</think>Redirects are off [1].")
+    'Redirects are off [1].'
+    >>> strip_thinking("Answer.<think>still thinking")
+    'Answer.'
+    """
+    return _THINK.sub("", text).lstrip() if "<think>" in text else text
+
+
+def is_repeating(text: str, *, times: int = 3, min_len: int = 12, max_len: int = 200) -> bool:
+    """True when the text ends with the same piece ``times`` times in a row.
+
+    >>> is_repeating("Intro. " + "Use follow_redirects=True [1]. " * 3)
+    True
+    >>> is_repeating("Redirects are not followed by default [1].")
+    False
+    """
+    tail = text[-max_len * times :]
+    for size in range(min_len, min(max_len, len(tail) // times) + 1):
+        piece = tail[-size:]
+        if piece.strip() and tail.endswith(piece * times):
+            return True
+    return False
+
+
+@dataclass
+class Generation:
+    """One streamed answer. Iterate it for visible text; read the stats afterwards."""
+
+    llm: LLM
+    messages: Messages
+    max_tokens: int = 400
+    cancel: threading.Event = field(default_factory=threading.Event)
+    raw: str = ""
+    tokens: int = 0
+    stop_reason: str = ""
+    started: float = 0.0
+    first_token_s: float | None = None
+    total_s: float = 0.0
+
+    def __iter__(self) -> Iterator[str]:
+        self.started = time.perf_counter()
+        shown = ""
+        self.stop_reason = "end"
+        stream = self.llm.stream_chat(self.messages, max_tokens=self.max_tokens)
+        try:
+            for piece in stream:
+                if self.cancel.is_set():
+                    self.stop_reason = "cancelled"
+                    break
+                if self.first_token_s is None:
+                    self.first_token_s = time.perf_counter() - self.started
+                self.tokens += 1
+                self.raw += piece
+                visible = strip_thinking(self.raw)
+                if visible.startswith(shown) and len(visible) > len(shown):
+                    yield visible[len(shown) :]
+                    shown = visible
+                if is_repeating(self.raw):
+                    self.stop_reason = "repetition"
+                    break
+            else:
+                if self.tokens >= self.max_tokens:
+                    self.stop_reason = "length"
+        finally:
+            close = getattr(stream, "close", None)
+            if close:
+                close()
+            self.total_s = time.perf_counter() - self.started
+
+    @property
+    def text(self) -> str:
+        """The answer with thinking removed."""
+        return strip_thinking(self.raw).strip()
+
+    @property
+    def tokens_per_s(self) -> float:
+        gen_time = self.total_s - (self.first_token_s or 0.0)
+        return (self.tokens - 1) / gen_time if self.tokens > 1 and gen_time > 0 else 0.0

@@ -1,0 +1,293 @@
+"""Index: dense vectors in FAISS and BM25 over tokens, persisted with a manifest of file hashes.
+
+The two searchable parts sit behind small seams (``VectorIndex``, ``LexicalIndex``).
+``update_index`` re-embeds only files whose content changed; a renamed file
+with the same content keeps its vectors. The store on disk is written as a new
+generation folder and switched to with one atomic rename, so a crash or a
+cancel never leaves a half-written index in use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from repobot.engine.chunk import Chunk, chunk_markdown
+from repobot.engine.config import data_dir
+from repobot.engine.embed import Embedder
+from repobot.engine.errors import Cancelled, IndexStoreError
+from repobot.engine.load import Corpus
+from repobot.engine.tokens import tokenize
+
+FORMAT = 1  # bump when chunking, tokens or the store layout change: old stores are rebuilt
+Progress = Callable[[str, int, int], None]
+
+
+class VectorIndex(ABC):
+    @abstractmethod
+    def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """Ids and scores of the k nearest rows, best first."""
+
+
+class FaissIndex(VectorIndex):
+    """Exact inner-product search over unit vectors (cosine similarity)."""
+
+    def __init__(self, vectors: np.ndarray):
+        import faiss
+
+        self._index = faiss.IndexFlatIP(vectors.shape[1])
+        if len(vectors):
+            self._index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+
+    def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        k = min(k, self._index.ntotal)
+        if k <= 0:
+            return []
+        scores, ids = self._index.search(np.asarray(query, dtype=np.float32).reshape(1, -1), k)
+        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0]) if i >= 0]
+
+
+class LexicalIndex(ABC):
+    @abstractmethod
+    def search(self, tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
+        """Ids and scores of the k best-matching documents, best first (score > 0 only)."""
+
+
+class Bm25Index(LexicalIndex):
+    """rank-bm25's Okapi BM25 over pre-tokenized chunks."""
+
+    def __init__(self, corpus_tokens: Sequence[Sequence[str]]):
+        from rank_bm25 import BM25Okapi
+
+        self._size = len(corpus_tokens)
+        # rank-bm25 divides by the corpus size; an empty corpus gets one empty document.
+        self._bm25 = BM25Okapi([list(t) or [""] for t in corpus_tokens] or [[""]])
+
+    def search(self, tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
+        if not tokens or not self._size:
+            return []
+        scores = self._bm25.get_scores(list(tokens))[: self._size]
+        top = np.argsort(-scores, kind="stable")[:k]
+        return [(int(i), float(scores[i])) for i in top if scores[i] > 0]
+
+
+class FileEntry(NamedTuple):
+    sha: str
+    first: int  # index of the file's first chunk
+    count: int
+
+
+@dataclass
+class Index:
+    """Chunks with their tokens and vectors; the searchers are built on first use."""
+
+    root: Path
+    embedder: str
+    chunks: list[Chunk]
+    tokens: list[list[str]]
+    vectors: np.ndarray
+    files: dict[str, FileEntry]
+
+    @cached_property
+    def dense(self) -> VectorIndex:
+        return FaissIndex(self.vectors)
+
+    @cached_property
+    def lexical(self) -> LexicalIndex:
+        return Bm25Index(self.tokens)
+
+
+class UpdateReport(NamedTuple):
+    added: list[str]
+    updated: list[str]
+    removed: list[str]
+    unchanged: list[str]
+    embedded_chunks: int
+    seconds: float
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed)
+
+
+def file_sha(text: str) -> str:
+    """Content hash of a file's text.
+
+    >>> file_sha("hello")[:12]
+    '2cf24dba5fb0'
+    """
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """What gets embedded: the heading path gives a short chunk its topic."""
+    return f"{chunk.heading}\n{chunk.text}" if chunk.heading else chunk.text
+
+
+def update_index(
+    corpus: Corpus,
+    embedder: Embedder,
+    previous: Index | None = None,
+    *,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> tuple[Index, UpdateReport]:
+    """Index ``corpus``, reusing ``previous`` vectors for every file whose content is unchanged."""
+    started = time.perf_counter()
+    old_by_sha: dict[str, tuple[list[Chunk], list[list[str]], np.ndarray]] = {}
+    if previous is not None and previous.embedder == embedder.name:
+        for entry in previous.files.values():
+            span = slice(entry.first, entry.first + entry.count)
+            old_by_sha[entry.sha] = (previous.chunks[span], previous.tokens[span], previous.vectors[span])
+    old_files = previous.files if previous is not None else {}
+
+    chunks: list[Chunk] = []
+    tokens: list[list[str]] = []
+    parts: list[np.ndarray | None] = []
+    files: dict[str, FileEntry] = {}
+    fresh: list[int] = []  # positions in `chunks` that need embedding
+    added, updated, unchanged = [], [], []
+    for n, doc in enumerate(corpus.documents):
+        if cancelled():
+            raise Cancelled()
+        sha = file_sha(doc.text)
+        reused = old_by_sha.get(sha)
+        first = len(chunks)
+        if reused is not None:
+            doc_chunks = [c._replace(source=doc.source) for c in reused[0]]
+            tokens.extend(reused[1])
+            parts.append(reused[2])
+        else:
+            doc_chunks = chunk_markdown(doc.source, doc.text)
+            tokens.extend(tokenize(embedding_text(c)) for c in doc_chunks)
+            fresh.extend(range(first, first + len(doc_chunks)))
+            parts.append(None)
+        chunks.extend(doc_chunks)
+        files[doc.source] = FileEntry(sha, first, len(doc_chunks))
+        old = old_files.get(doc.source)
+        (unchanged if old and old.sha == sha else updated if old else added).append(doc.source)
+        if progress:
+            progress("chunk", n + 1, len(corpus.documents))
+
+    new_vectors = embedder.embed_many(
+        [embedding_text(chunks[i]) for i in fresh],
+        progress=(lambda done, total: progress("embed", done, total)) if progress else None,
+        cancelled=cancelled,
+    )
+    vectors = np.zeros((len(chunks), embedder.dim), dtype=np.float32)
+    vectors[fresh] = new_vectors if len(fresh) else vectors[fresh]
+    for entry, part in zip(files.values(), parts):
+        if part is not None and entry.count:
+            vectors[entry.first : entry.first + entry.count] = part
+    removed = sorted(set(old_files) - set(files))
+    index = Index(corpus.root, embedder.name, chunks, tokens, vectors, files)
+    report = UpdateReport(added, updated, removed, unchanged, len(fresh), time.perf_counter() - started)
+    return index, report
+
+
+# --- persistence -----------------------------------------------------------------
+
+
+def store_dir(root: Path) -> Path:
+    """The folder that holds the index of one corpus, keyed by its absolute path."""
+    key = hashlib.sha1(str(Path(root).resolve()).encode()).hexdigest()[:16]
+    return data_dir() / "indexes" / f"{Path(root).name or 'root'}-{key}"
+
+
+def save_index(index: Index, folder: Path | None = None) -> Path:
+    """Write a new generation, then point CURRENT at it with an atomic rename."""
+    folder = folder or store_dir(index.root)
+    folder.mkdir(parents=True, exist_ok=True)
+    generation = folder / f"g{time.time_ns()}"
+    tmp = folder / f".tmp-{generation.name}"
+    tmp.mkdir()
+    with open(tmp / "vectors.npy", "wb") as fh:
+        np.save(fh, index.vectors)
+    with open(tmp / "chunks.jsonl", "w", encoding="utf-8") as fh:
+        for chunk, toks in zip(index.chunks, index.tokens):
+            fh.write(json.dumps([*chunk, toks], ensure_ascii=False) + "\n")
+    meta = {
+        "format": FORMAT,
+        "root": str(index.root),
+        "embedder": index.embedder,
+        "dim": int(index.vectors.shape[1]) if index.vectors.ndim == 2 else 0,
+        "chunks": len(index.chunks),
+        "files": {k: list(v) for k, v in index.files.items()},
+        "sha256": {name: _sha_file(tmp / name) for name in ("vectors.npy", "chunks.jsonl")},
+    }
+    _write_atomic(tmp / "meta.json", json.dumps(meta, ensure_ascii=False))
+    _fsync_dir(tmp)
+    os.replace(tmp, generation)
+    _write_atomic(folder / "CURRENT", generation.name)
+    for old in folder.iterdir():
+        if old.is_dir() and old.name != generation.name:
+            shutil.rmtree(old, ignore_errors=True)
+    return generation
+
+
+def load_index(root: Path, folder: Path | None = None) -> Index | None:
+    """The persisted index of ``root``; None if there is none; IndexStoreError if it is damaged."""
+    folder = folder or store_dir(root)
+    try:
+        current = (folder / "CURRENT").read_text().strip()
+    except FileNotFoundError:
+        return None
+    generation = folder / current
+    try:
+        meta = json.loads((generation / "meta.json").read_text(encoding="utf-8"))
+        if meta.get("format") != FORMAT:
+            return None
+        for name, digest in meta["sha256"].items():
+            if _sha_file(generation / name) != digest:
+                raise ValueError(f"{name} does not match its checksum")
+        vectors = np.load(generation / "vectors.npy", allow_pickle=False)
+        chunks, tokens = [], []
+        with open(generation / "chunks.jsonl", encoding="utf-8") as fh:
+            for line in fh:
+                *fields, toks = json.loads(line)
+                chunks.append(Chunk(*fields))
+                tokens.append(toks)
+        files = {k: FileEntry(*v) for k, v in meta["files"].items()}
+        if len(chunks) != meta["chunks"] or vectors.shape[0] != len(chunks):
+            raise ValueError("chunk count does not match the vectors")
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise IndexStoreError(f"The saved index in {generation} is damaged ({err}); it will be rebuilt.") from err
+    return Index(Path(meta["root"]), meta["embedder"], chunks, tokens, vectors, files)
+
+
+def _sha_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

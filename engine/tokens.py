@@ -1,0 +1,75 @@
+"""Tokens for BM25: words, code identifiers and CJK text (which has no spaces).
+
+A code identifier is kept whole and also split into its parts, so a query for
+``follow_redirects`` or for ``redirects`` both match. CJK runs become single
+characters plus bigrams. Plain words are lower-cased and lightly stemmed.
+
+>>> tokenize("Use httpx.Client(follow_redirects=True)")
+['use', 'httpx.client', 'httpx', 'client', 'follow_redirects', 'follow', 'redirect', 'true']
+>>> tokenize("默认跟随重定向")
+['默', '认', '跟', '随', '重', '定', '向', '默认', '认跟', '跟随', '随重', '重定', '定向']
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_][\w.\-]*[^\W_]|[^\W_]|_\w+", re.UNICODE)
+_CJK_RUN = re.compile(rf"^[{_CJK}]+$")
+_SPLIT_PARTS = re.compile(r"[._\-]+")
+
+STOPWORDS = frozenset(
+    """a an and are as at be but by can do does for from has have how i if in into is it its
+    of on or so than that the their then there these this to was what when where which who
+    why will with you your le la les de des du un une et est pour dans que qui sur par pas
+    au aux ce ces il elle on ne se""".split()
+)
+
+
+def stem(word: str) -> str:
+    """A deliberately small stemmer for English plurals and verb forms.
+
+    >>> [stem(w) for w in ["redirects", "following", "enabled", "enable", "class", "status"]]
+    ['redirect', 'follow', 'enabl', 'enabl', 'class', 'status']
+    """
+    if not word.isalpha() or len(word) <= 4:
+        return word
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                return word
+            if suffix == "es" and not word.endswith(("ses", "xes", "ches", "shes")):
+                continue
+            return word[: -len(suffix)]
+    return word[:-1] if word.endswith("e") and len(word) > 5 else word
+
+
+def cjk_grams(run: str) -> list[str]:
+    """Unigrams then bigrams of a CJK run.
+
+    >>> cjk_grams("重定向")
+    ['重', '定', '向', '重定', '定向']
+    """
+    return list(run) + [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased BM25 tokens of any text; stopwords dropped."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    out: list[str] = []
+    for token in _TOKEN.findall(text):
+        if _CJK_RUN.match(token):
+            out.extend(cjk_grams(token))
+            continue
+        token = token.strip(".-")
+        if not token or token in STOPWORDS:
+            continue
+        parts = [p for p in _SPLIT_PARTS.split(token) if p]
+        if len(parts) > 1:
+            out.append(token)
+            out.extend(stem(p) for p in parts if p not in STOPWORDS)
+        else:
+            out.append(stem(token))
+    return out

@@ -1,0 +1,3 @@
+from repobot.cli.main import main
+
+raise SystemExit(main())

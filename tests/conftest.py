@@ -1,0 +1,107 @@
+"""Shared fixtures: a private REPOBOT_HOME, the real models (loaded once), fakes, corpora."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+HTTPX_DOCS = SHARED / "corpora" / "httpx" / "docs"
+FASTAPI_DOCS = SHARED / "corpora" / "fastapi" / "docs"
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def repobot_home(tmp_path_factory) -> Path:
+    home = tmp_path_factory.mktemp("repobot-home")
+    os.environ["REPOBOT_HOME"] = str(home)
+    return home
+
+
+from repobot.engine.embed import Embedder  # noqa: E402  (after the offline switches)
+from repobot.engine.generate import LLM  # noqa: E402
+
+
+class FakeEmbedder(Embedder):
+    """Deterministic bag-of-words vectors: texts sharing words are close. For unit tests only."""
+
+    name = "fake-embedder"
+    dim = 64
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.lower().split():
+                word = word.strip(".,:;!?[]()`*#\"'")
+                if word:
+                    out[row, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] += 1.0
+            norm = np.linalg.norm(out[row])
+            out[row] = out[row] / norm if norm else out[row]
+        return out
+
+
+class FakeLLM(LLM):
+    """Replies with a scripted answer, a few characters per token. For unit tests only."""
+
+    name = "fake-llm.gguf"
+    n_ctx = 4096
+
+    def __init__(self, reply: str = "Redirects are not followed by default [1].", piece: int = 4):
+        self.reply = reply
+        self.piece = piece
+        self.calls: list[list[dict]] = []
+
+    def stream_chat(self, messages, *, max_tokens: int) -> Iterator[str]:
+        self.calls.append(list(messages))
+        for i in range(0, min(len(self.reply), max_tokens * self.piece), self.piece):
+            yield self.reply[i : i + self.piece]
+
+
+@pytest.fixture
+def fake_embedder() -> FakeEmbedder:
+    return FakeEmbedder()
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    from repobot.engine.embed import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder()
+
+
+@pytest.fixture(scope="session")
+def llm():
+    from repobot.engine.generate import LlamaCppLLM
+    from repobot.engine.models import default_model_path
+
+    return LlamaCppLLM(default_model_path())
+
+
+@pytest.fixture(scope="session")
+def httpx_docs() -> Path:
+    if not HTTPX_DOCS.is_dir():
+        pytest.skip(f"the httpx corpus is not at {HTTPX_DOCS} (../shared is absent)")
+    return HTTPX_DOCS
+
+
+@pytest.fixture
+def docs(tmp_path) -> Path:
+    """A small documentation folder written for the test."""
+    (tmp_path / "guide").mkdir()
+    (tmp_path / "guide" / "redirects.md").write_text(
+        "# Redirects\n\nHTTPX does not follow redirects by default.\n\n"
+        "## Enabling\n\nPass `follow_redirects=True` to enable it:\n\n```python\nclient.get(url, follow_redirects=True)\n```\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "timeouts.md").write_text(
+        "# Timeouts\n\nThe default timeout is 5 seconds of network inactivity.\n\n"
+        "## Disabling\n\nUse `timeout=None` to disable timeouts completely.\n",
+        encoding="utf-8",
+    )
+    return tmp_path

@@ -1,0 +1,77 @@
+from repobot.engine.chunk import MAX_CHARS, chunk_markdown, find_version
+
+DOC = """# Guide
+
+Intro paragraph.
+
+## Install
+
+Run pip.
+
+```bash
+pip install thing
+# this is a comment, not a heading
+```
+
+## Use
+
+First paragraph of use.
+
+### Detail
+
+A small detail.
+"""
+
+
+def test_chunks_keep_source_heading_and_line_span():
+    chunks = chunk_markdown("guide.md", DOC)
+    lines = DOC.splitlines()
+    for c in chunks:
+        assert c.source == "guide.md"
+        assert c.text == "\n".join(lines[c.start - 1 : c.end])
+    assert [c.heading for c in chunks] == ["Guide", "Guide > Install", "Guide > Use"]
+
+
+def test_heading_inside_code_fence_is_not_a_heading():
+    install = chunk_markdown("guide.md", DOC)[1]
+    assert "# this is a comment" in install.text
+    assert install.text.count("```") == 2
+
+
+def test_small_subsection_merges_into_its_section_but_sections_never_merge():
+    use = chunk_markdown("guide.md", DOC)[2]
+    assert "A small detail." in use.text
+    assert "Run pip" not in use.text
+
+
+def test_long_section_splits_on_paragraphs_and_never_cuts_a_fence():
+    para = "word " * 60
+    code = "```\n" + "x = 1\n" * 60 + "```"
+    text = "# Big\n\n" + "\n\n".join([para] * 6 + [code] + [para] * 3)
+    chunks = chunk_markdown("big.md", text)
+    assert len(chunks) > 3
+    for c in chunks:
+        assert c.text.count("```") % 2 == 0
+        if "```" not in c.text:
+            assert len(c.text) <= MAX_CHARS + 10
+
+
+def test_one_huge_line_is_sliced_with_the_same_line_span():
+    text = "# Huge\n\n" + "a" * 20000 + "\n"
+    chunks = chunk_markdown("huge.md", text)
+    assert len(chunks) > 5
+    assert all(c.start >= 1 and c.end <= 3 for c in chunks)
+    assert sum(len(c.text) for c in chunks) >= 20000
+
+
+def test_text_before_any_heading_and_empty_files():
+    assert chunk_markdown("a.md", "") == []
+    chunks = chunk_markdown("a.md", "Preamble line.\n\n# Title\nBody.")
+    assert chunks[0].heading == "" and chunks[0].start == 1
+
+
+def test_versions_from_path_and_front_matter():
+    assert find_version("v1/api.md", "") == "v1"
+    assert find_version("docs/2.0/api.md", "") == "2.0"
+    assert find_version("api.md", "---\nversion: 3.1\n---\n# API") == "3.1"
+    assert chunk_markdown("v2/a.md", "# A\nbody")[0].version == "v2"

@@ -1,0 +1,51 @@
+"""The command line: one-line errors with a non-zero exit, never a traceback."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def repobot(*args, stdin=None, env=None):
+    return subprocess.run(
+        [sys.executable, "-m", "repobot", *args], input=stdin, capture_output=True, text=True, timeout=300, env=env
+    )
+
+
+def test_check_reads_stdin_and_prints_the_lesson_json():
+    result = repobot("check", "--n-docs", "5", stdin="默认不会自动跟随重定向 [1][3]。可以查看历史记录列表 [9]。")
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == {"cited": [1, 3, 9], "invalid": [9], "uncited": []}
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["index", "--corpus", "/no/such/folder"], "No such folder: /no/such/folder"),
+        (["search", "x", "--corpus", "/no/such/folder"], "No such folder"),
+        (["ask", "Does it work?", "--model", "/no/such/model.gguf"], "Model file not found"),
+        (["check", "--n-docs", "-1"], "--n-docs must be 0 or more"),
+    ],
+)
+def test_errors_are_one_line_with_non_zero_exit(args, message):
+    result = repobot(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_empty_folder_and_not_a_gguf(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = repobot("index", "--corpus", str(empty))
+    assert result.returncode == 2 and "No readable markdown" in result.stderr
+    fake = tmp_path / "model.gguf"
+    fake.write_bytes(b"not a model at all")
+    result = repobot("ask", "question?", "--model", str(fake))
+    assert result.returncode == 2 and "is not a GGUF model file" in result.stderr
+
+
+def test_version_and_help():
+    assert repobot("--version").stdout.startswith("repobot ")
+    assert "ask" in repobot("--help").stdout

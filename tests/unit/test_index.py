@@ -1,0 +1,58 @@
+import numpy as np
+import pytest
+
+from repobot.engine.errors import Cancelled, IndexStoreError
+from repobot.engine.index import load_index, save_index, store_dir, update_index
+from repobot.engine.load import load_corpus
+from repobot.engine.retrieve import retrieve
+
+
+def test_build_search_and_persist(docs, fake_embedder):
+    index, report = update_index(load_corpus(docs), fake_embedder)
+    assert sorted(report.added) == ["guide/redirects.md", "timeouts.md"]
+    assert index.vectors.shape == (len(index.chunks), fake_embedder.dim)
+    hits = retrieve(index, fake_embedder, "follow_redirects", mode="bm25")
+    assert hits[0].chunk.source == "guide/redirects.md"
+    save_index(index)
+    again = load_index(docs)
+    assert again.chunks == index.chunks and np.array_equal(again.vectors, index.vectors)
+
+
+def test_incremental_edit_delete_rename(docs, fake_embedder):
+    first, _ = update_index(load_corpus(docs), fake_embedder)
+    (docs / "timeouts.md").write_text("# Timeouts\n\nChanged text.\n")
+    second, report = update_index(load_corpus(docs), fake_embedder, first)
+    assert report.updated == ["timeouts.md"] and report.embedded_chunks == 1
+    (docs / "guide" / "redirects.md").rename(docs / "moved.md")
+    third, report = update_index(load_corpus(docs), fake_embedder, second)
+    assert report.added == ["moved.md"] and report.removed == ["guide/redirects.md"]
+    assert report.embedded_chunks == 0  # same content, new name: vectors reused
+    assert {c.source for c in third.chunks} == {"moved.md", "timeouts.md"}
+
+
+def test_corrupt_store_is_detected(docs, fake_embedder):
+    index, _ = update_index(load_corpus(docs), fake_embedder)
+    generation = save_index(index)
+    with open(generation / "vectors.npy", "r+b") as fh:
+        fh.truncate(100)
+    with pytest.raises(IndexStoreError, match="damaged"):
+        load_index(docs)
+
+
+def test_cancel_leaves_the_saved_index_alone(docs, fake_embedder):
+    index, _ = update_index(load_corpus(docs), fake_embedder)
+    save_index(index)
+    with pytest.raises(Cancelled):
+        update_index(load_corpus(docs), fake_embedder, cancelled=lambda: True)
+    assert load_index(docs).chunks == index.chunks
+    assert not [p for p in store_dir(docs).iterdir() if p.name.startswith(".tmp")]
+
+
+def test_version_filter(tmp_path, fake_embedder):
+    (tmp_path / "v1").mkdir()
+    (tmp_path / "v2").mkdir()
+    (tmp_path / "v1" / "a.md").write_text("# Redirects\nRedirects are followed.")
+    (tmp_path / "v2" / "a.md").write_text("# Redirects\nRedirects are not followed.")
+    index, _ = update_index(load_corpus(tmp_path), fake_embedder)
+    hits = retrieve(index, fake_embedder, "redirects", version="v2")
+    assert [h.chunk.source for h in hits] == ["v2/a.md"]

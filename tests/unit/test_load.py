@@ -1,0 +1,61 @@
+import os
+
+import pytest
+
+from repobot.engine.errors import CorpusError
+from repobot.engine.load import load_corpus
+
+
+def test_missing_empty_and_file_paths_give_a_fix(tmp_path):
+    with pytest.raises(CorpusError, match="No such folder"):
+        load_corpus(tmp_path / "nope")
+    with pytest.raises(CorpusError, match=r"No readable markdown \(\*\.md\) files"):
+        load_corpus(tmp_path)
+    (tmp_path / "a.txt").write_text("x")
+    with pytest.raises(CorpusError, match="is a file, not a folder"):
+        load_corpus(tmp_path / "a.txt")
+
+
+def test_bad_files_are_reported_and_good_ones_kept(tmp_path):
+    (tmp_path / "good.md").write_text("# Good\nfine", encoding="utf-8")
+    (tmp_path / "binary.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
+    (tmp_path / "latin1.md").write_bytes("# Caf\xe9\n".encode("latin-1"))
+    (tmp_path / "empty.md").write_text("")
+    corpus = load_corpus(tmp_path)
+    sources = [d.source for d in corpus.documents]
+    assert sources == ["empty.md", "good.md", "latin1.md"]
+    problems = dict(corpus.problems)
+    assert problems["binary.md"] == "skipped: binary file, not markdown"
+    assert "not UTF-8" in problems["latin1.md"]
+    assert "\ufffd" in corpus.documents[2].text
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can read any file")
+def test_unreadable_file_is_skipped(tmp_path):
+    (tmp_path / "ok.md").write_text("# ok")
+    secret = tmp_path / "secret.md"
+    secret.write_text("# secret")
+    secret.chmod(0)
+    corpus = load_corpus(tmp_path)
+    assert "cannot read" in dict(corpus.problems)["secret.md"]
+
+
+def test_symlinks_outside_the_folder_and_loops_are_not_followed(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "private.md").write_text("# private")
+    root = tmp_path / "docs"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "page.md").write_text("# page")
+    (root / "escape").symlink_to(outside)
+    (root / "escape.md").symlink_to(outside / "private.md")
+    (root / "sub" / "loop").symlink_to(root)
+    corpus = load_corpus(root)
+    assert [d.source for d in corpus.documents] == ["sub/page.md"]
+
+
+def test_hidden_folders_are_skipped(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "x.md").write_text("# hidden")
+    (tmp_path / "a.md").write_text("# a")
+    assert [d.source for d in load_corpus(tmp_path).documents] == ["a.md"]

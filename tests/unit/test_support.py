@@ -1,0 +1,60 @@
+"""Each support status, with a deterministic embedder (the real one is tested in integration)."""
+
+from repobot.engine.support import SupportChecker
+
+PASSAGES = [
+    "## Redirects\nHTTPX does not follow redirects by default. Enable them with `follow_redirects=True`:\n"
+    "```python\nclient = httpx.Client(follow_redirects=True)\n```",
+    "## Timeouts\nThe default timeout is five seconds of network inactivity. Use `timeout=None` to disable it.",
+]
+
+
+def check(fake_embedder, answer):
+    return SupportChecker(fake_embedder, PASSAGES).check_answer(answer)
+
+
+def test_supported(fake_embedder):
+    [s] = check(fake_embedder, "HTTPX does not follow redirects by default [1].")
+    assert s.status == "supported" and s.suggested is None and s.support[1] > s.support[2]
+
+
+def test_miscited_names_the_passage_that_supports_it(fake_embedder):
+    [s] = check(fake_embedder, "The default timeout is five seconds of network inactivity [1].")
+    assert s.status == "miscited" and s.suggested == 2
+    assert "[2]" in s.reason
+
+
+def test_unsupported(fake_embedder):
+    [s] = check(fake_embedder, "HTTPX ships a built-in HTTP/3 server written in Rust [1].")
+    assert s.status == "unsupported"
+
+
+def test_uncited_suggests_an_id(fake_embedder):
+    [s] = check(fake_embedder, "Use `timeout=None` to disable the timeout.")
+    assert s.status == "uncited" and s.suggested == 2
+
+
+def test_identifier_missing_from_the_cited_passage_is_not_supported(fake_embedder):
+    [s] = check(fake_embedder, "HTTPX does not follow redirects by default, see `max_redirects` [1].")
+    assert s.status != "supported"
+
+
+def test_exempt_escape_phrase_and_colon_line(fake_embedder):
+    statuses = [s.status for s in check(fake_embedder, "The documents do not cover this.\nEnable it like this [1]:")]
+    assert statuses == ["exempt", "exempt"]
+
+
+def test_code_block_supported_up_to_whitespace_and_invented_code_not(fake_embedder):
+    answer = (
+        "Enable it like this [1]:\n```python\nclient = httpx.Client(\n    follow_redirects=True\n)\n```\n"
+        "Or:\n```python\nhttpx.enable_magic()\n```"
+    )
+    code = [s for s in check(fake_embedder, answer) if s.is_code]
+    assert [c.status for c in code] == ["supported", "unsupported"]
+    assert code[0].suggested == 1
+
+
+def test_invalid_id_is_unsupported(fake_embedder):
+    [s] = check(fake_embedder, "HTTPX does not follow redirects by default [7].")
+    assert s.status in ("miscited", "unsupported")
+    assert s.status == "miscited" and s.suggested == 1
