@@ -24,7 +24,7 @@ $(MODEL): $(STAMP) models/catalog.json
 	$(PY) -m repobot.engine.models
 
 run: install
-	$(VENV)/bin/repobot ask "How do I add my own documentation folder?" $(if $(CORPUS),--corpus $(CORPUS))
+	$(VENV)/bin/repobot gui $(if $(CORPUS),--corpus $(CORPUS))
 
 test: install
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q

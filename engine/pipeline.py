@@ -73,7 +73,8 @@ class Answer:
     retrieved: list[Hit]
     model_answer: str = ""
     check: FormCheck = FormCheck([], [], [])
-    sentences: list[Support] = field(default_factory=list)
+    sentences: list[Support] = field(default_factory=list)  # the model's answer, checked
+    final_sentences: list[Support] = field(default_factory=list)  # what the user is shown, checked
     verdict: str = "not_found"
     final_answer: str = ""
     missing_terms: list[str] = field(default_factory=list)
@@ -107,18 +108,8 @@ class Answer:
             "check": self.check._asdict(),
             "sources": [{"id": h.rank, "source": h.chunk.source, "lines": [h.chunk.start, h.chunk.end]} for h in self.sources],
             "timings": {k: (round(v, 1) if isinstance(v, float) else v) for k, v in asdict(self.timings).items()},
-            "sentences": [
-                {
-                    "text": s.text,
-                    "cited": s.cited,
-                    "status": s.status,
-                    "support": {str(k): v for k, v in s.support.items()},
-                    "suggested": s.suggested,
-                    "reason": s.reason,
-                    "code": s.is_code,
-                }
-                for s in self.sentences
-            ],
+            "sentences": [_support_json(s) for s in self.sentences],
+            "final_sentences": [_support_json(s) for s in self.final_sentences],
             "verdict": self.verdict,
             "final_answer": self.final_answer,
             "model_answer": self.model_answer,
@@ -126,6 +117,18 @@ class Answer:
             "notes": self.notes,
             "stop_reason": self.stop_reason,
         }
+
+
+def _support_json(s: Support) -> dict:
+    return {
+        "text": s.text,
+        "cited": s.cited,
+        "status": s.status,
+        "support": {str(k): v for k, v in s.support.items()},
+        "suggested": s.suggested,
+        "reason": s.reason,
+        "code": s.is_code,
+    }
 
 
 class Retrieved(NamedTuple):
@@ -312,6 +315,8 @@ class Pipeline:
                 answer.verdict, answer.final_answer = "extractive", text
             else:
                 answer.verdict, answer.final_answer = "not_found", not_found_text(answer.language, gate_result.missing)
+        if answer.verdict != "not_found":
+            answer.final_sentences = checker.check_answer(answer.final_answer)
         return answer
 
     @property

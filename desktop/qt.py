@@ -1,0 +1,48 @@
+"""Every Qt name the desktop uses comes through this one module."""
+
+from PySide6.QtCore import (  # noqa: F401
+    QEvent,
+    QObject,
+    QSize,
+    QThread,
+    QTimer,
+    Qt,
+    QUrl,
+    Signal,
+    Slot,
+)
+from PySide6.QtGui import (  # noqa: F401
+    QAction,
+    QDesktopServices,
+    QFont,
+    QGuiApplication,
+    QKeySequence,
+    QShortcut,
+    QTextCursor,
+    QTextDocument,
+)
+from PySide6.QtWidgets import (  # noqa: F401
+    QAbstractItemView,
+    QApplication,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QStatusBar,
+    QTextBrowser,
+    QToolTip,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)

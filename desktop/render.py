@@ -1,0 +1,185 @@
+"""HTML for the chat view and the document viewer. Pure functions: no widgets here.
+
+Links use private schemes the window handles itself: ``cite:T:N`` (a citation or
+a source of turn T), ``sent:T:I`` (sentence I of turn T, hovered for its reason) and
+``heading:LINE``. Remote links and images are never loaded: images become a
+link the user must click and confirm.
+
+>>> status_badge("supported")
+'<span style="color:#1a7f37">✓ supported</span>'
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Sequence
+
+from markdown_it import MarkdownIt
+
+STATUS_STYLE = {
+    "supported": ("#1a7f37", "✓"),
+    "miscited": ("#9a6700", "↺"),
+    "unsupported": ("#cf222e", "✗"),
+    "uncited": ("#0969da", "?"),
+    "exempt": ("#57606a", "·"),
+}
+VERDICT_TEXT = {
+    "verified": ("#1a7f37", "✓ Verified: every sentence shown is supported by the passage it cites."),
+    "extractive": ("#9a6700", "❝ Quoted from the documents: the model's own answer failed the checks (see below)."),
+    "not_found": ("#57606a", "∅ Not found in the documents."),
+}
+HIGHLIGHT = "#fff1a8"
+_CITE = re.compile(r"\[(\d+)\]")
+
+
+def status_badge(status: str) -> str:
+    colour, icon = STATUS_STYLE[status]
+    return f'<span style="color:{colour}">{icon} {status}</span>'
+
+
+def link_citations(escaped: str, turn: int) -> str:
+    """Turn [n] in already-escaped text into links to passage n of that turn.
+
+    >>> link_citations("Off by default [1][3].", 0)
+    'Off by default <a href="cite:0:1">[1]</a><a href="cite:0:3">[3]</a>.'
+    """
+    return _CITE.sub(rf'<a href="cite:{turn}:\1">[\1]</a>', escaped)
+
+
+def _inline(text: str, turn: int) -> str:
+    """Escape text, render `code` spans, link citations."""
+    escaped = html.escape(text, quote=False)
+    escaped = re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
+    return link_citations(escaped, turn)
+
+
+def sentence_html(turn: int, index: int, s: dict) -> str:
+    colour, icon = STATUS_STYLE[s["status"]]
+    if s.get("code"):
+        body = f'<pre style="background:#f6f8fa">{html.escape(s["text"])}</pre>'
+        return f'<div><a href="sent:{turn}:{index}" style="color:{colour};text-decoration:none">{icon} code</a>{body}</div>'
+    return (
+        f'<a href="sent:{turn}:{index}" style="color:{colour};text-decoration:none">{icon}</a> '
+        f'<span style="color:{colour}">{_inline(s["text"], turn)}</span> '
+        f'<span style="color:{colour};font-size:small">[{s["status"]}]</span><br>'
+    )
+
+
+def answer_html(turn: int, data: dict) -> str:
+    """One finished question and answer: verdict, final answer, sources, timings, checked model answer."""
+    colour, verdict = VERDICT_TEXT[data["verdict"]]
+    parts = [
+        f'<p style="margin-top:14px"><b>Q:</b> {html.escape(data["question"])}</p>',
+        f'<p style="color:{colour}"><b>{verdict}</b></p>',
+    ]
+    if data.get("final_sentences"):
+        parts.append("<p>" + "".join(sentence_html(turn, 1000 + i, s) for i, s in enumerate(data["final_sentences"])) + "</p>")
+    else:
+        parts.append("<p>" + "<br>".join(_inline(line, turn) for line in data["final_answer"].splitlines()) + "</p>")
+    if data["sources"]:
+        links = "  ".join(
+            f'<a href="cite:{turn}:{s["id"]}">[{s["id"]}] {html.escape(s["source"])}</a>' for s in data["sources"]
+        )
+        parts.append(f"<p><b>Sources:</b> {links}</p>")
+    t = data["timings"]
+    first = f'{t["first_token_ms"]:.0f} ms' if t.get("first_token_ms") is not None else "–"
+    parts.append(
+        f'<p style="color:#57606a;font-size:small">retrieve {t["retrieve_ms"]:.0f} ms · first token {first} · '
+        f'total {t["total_ms"]:.0f} ms · {t["tokens_per_s"]:.0f} tokens/s · {html.escape(data["model"])}</p>'
+    )
+    for note in data.get("notes", []):
+        parts.append(f'<p style="color:#9a6700;font-size:small">{html.escape(note)}</p>')
+    if data["verdict"] != "verified" and data["sentences"]:
+        parts.append('<p style="color:#57606a"><b>The model\'s own answer, checked sentence by sentence:</b><br>')
+        parts += [sentence_html(turn, i, s) for i, s in enumerate(data["sentences"])]
+        parts.append("</p>")
+    return "\n".join(parts)
+
+
+def streaming_html(question: str) -> str:
+    return f'<p style="margin-top:14px"><b>Q:</b> {html.escape(question)}</p><p style="color:#57606a">'
+
+
+def conversation_markdown(turns: Sequence[dict]) -> str:
+    """The conversation as markdown, each answer with its sources (for the clipboard)."""
+    out = []
+    for data in turns:
+        out.append(f"**Q:** {data['question']}\n")
+        out.append(data["final_answer"] + "\n")
+        if data["sources"]:
+            out.append("Sources: " + "  ".join(f"[{s['id']}] {s['source']}:{s['lines'][0]}-{s['lines'][1]}" for s in data["sources"]) + "\n")
+    return "\n".join(out)
+
+
+# --- the document viewer -------------------------------------------------------------
+
+_MD = MarkdownIt("commonmark", {"html": False}).enable("table")
+_BLOCK_OPEN = {
+    "paragraph_open", "heading_open", "fence", "code_block", "blockquote_open",
+    "bullet_list_open", "ordered_list_open", "list_item_open", "table_open", "hr",
+}
+
+
+def document_html(text: str, highlight: tuple[int, int] | None = None) -> str:
+    """Render a markdown file; blocks overlapping the 1-based line span get a highlight.
+
+    Every block gets an anchor ``L<line>`` (its first line), and the first
+    highlighted block also gets ``hl``, so the viewer can scroll to them. Images
+    are replaced by links: nothing remote is loaded.
+
+    >>> out = document_html("# A\\n\\ntext\\n\\n![x](http://evil/x.png)", (3, 3))
+    >>> '<a name="hl"></a>' in out and "background-color" in out and "<img" not in out
+    True
+    """
+    tokens = _MD.parse(text)
+    first_marked = False
+    for token in tokens:
+        if token.type not in _BLOCK_OPEN or not token.map:
+            continue
+        start, end = token.map[0] + 1, token.map[1]
+        anchors = f'<a name="L{start}"></a>'
+        if highlight and start <= highlight[1] and end >= highlight[0] and token.type not in ("bullet_list_open", "ordered_list_open", "blockquote_open", "table_open"):
+            token.attrSet("style", f"background-color:{HIGHLIGHT}")
+            if not first_marked:
+                anchors += '<a name="hl"></a>'
+                first_marked = True
+        token.meta = {**(token.meta or {}), "anchors": anchors}
+    _replace_images(tokens)
+    body = _render_with_anchors(tokens)
+    return f'<div style="font-size:11pt">{body}</div>'
+
+
+def _replace_images(tokens) -> None:
+    for token in tokens:
+        for child in token.children or []:
+            if child.type == "image":
+                src = child.attrGet("src") or ""
+                alt = child.content or "image"
+                child.type = "html_inline"
+                child.content = f'<a href="{html.escape(src)}">[image: {html.escape(alt)}]</a>'
+
+
+def _render_with_anchors(tokens) -> str:
+    out = []
+    renderer = _MD.renderer
+    for i, token in enumerate(tokens):
+        anchors = (token.meta or {}).get("anchors")
+        if anchors:
+            out.append(anchors)
+        out.append(renderer.render(tokens[i : i + 1], _MD.options, {}) if token.type != "inline" else renderer.renderInline(token.children, _MD.options, {}))
+    return "".join(out)
+
+
+def heading_lines(text: str) -> list[tuple[int, int, str]]:
+    """(level, line, title) of every heading, for the file tree.
+
+    >>> heading_lines("# A\\n```\\n# not\\n```\\n## B")
+    [(1, 1, 'A'), (2, 5, 'B')]
+    """
+    return [
+        (int(t.tag[1]), t.map[0] + 1, tokens[i + 1].content)
+        for tokens in [_MD.parse(text)]
+        for i, t in enumerate(tokens)
+        if t.type == "heading_open"
+    ]
