@@ -76,9 +76,13 @@ class Bm25Index(LexicalIndex):
     def search(self, tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
         if not tokens or not self._size:
             return []
-        scores = self._bm25.get_scores(list(tokens))[: self._size]
+        query = list(tokens)
+        scores = self._bm25.get_scores(query)[: self._size]
         top = np.argsort(-scores, kind="stable")[:k]
-        return [(int(i), float(scores[i])) for i in top if scores[i] > 0]
+        # A term found in half the chunks of a small corpus has an Okapi IDF of 0 or less;
+        # such chunks still match, so keep any chunk that contains a query term.
+        freqs = self._bm25.doc_freqs
+        return [(int(i), float(scores[i])) for i in top if scores[i] > 0 or any(t in freqs[i] for t in query)]
 
 
 class FileEntry(NamedTuple):

@@ -1,0 +1,50 @@
+"""repobot eval on a small fixture, with deterministic fakes."""
+
+import json
+
+import pytest
+
+from repobot.engine.errors import RepoBotError
+from repobot.engine.evaluate import evaluate, format_table, load_questions
+from repobot.engine.pipeline import Pipeline
+from tests.conftest import FakeLLM
+
+QUESTIONS = [
+    {"question": "Does HTTPX follow redirects by default?", "answerable": True,
+     "gold_sources": ["guide/redirects.md"], "key_facts": ["follow redirects"]},
+    {"question": "What is the default timeout?", "answerable": True,
+     "gold_sources": ["timeouts.md"], "key_facts": ["5 seconds"]},
+    {"question": "Does HTTPX support HTTP/3?", "answerable": False, "gold_sources": [], "key_facts": []},
+]
+
+
+@pytest.fixture
+def questions_file(tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_text("\n".join(json.dumps(q) for q in QUESTIONS) + "\n", encoding="utf-8")
+    return path
+
+
+def test_eval_reports_every_metric_per_mode(docs, fake_embedder, questions_file):
+    pipe = Pipeline(docs, embedder=fake_embedder, llm=FakeLLM("HTTPX does not follow redirects by default [1]."))
+    result = evaluate(pipe, load_questions(questions_file), modes=["bm25", "hybrid"])
+    assert result["n_questions"] == 3
+    for mode in ("bm25", "hybrid"):
+        m = result["modes"][mode]
+        assert set(m) == {"hit_at_5", "mrr", "no_invalid_rate", "supported_rate", "key_facts_rate",
+                          "not_found_accuracy", "false_refusal_rate", "ttft_ms_p50", "total_ms_p50"}
+        assert m["hit_at_5"] == 1.0
+        assert m["not_found_accuracy"] == 1.0  # HTTP/3 is refused by the gate
+        assert 0 <= m["key_facts_rate"] <= 1 and 0 <= m["false_refusal_rate"] <= 1
+    assert len(result["questions"]) == 6
+    table = format_table(result)
+    assert "hit@5" in table and "hybrid" in table
+
+
+def test_bad_question_file_names_the_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"question": "x", "answerable": true}\n{"oops": 1}\n')
+    with pytest.raises(RepoBotError, match=r"bad.jsonl:2 is not a question line"):
+        load_questions(path)
+    with pytest.raises(RepoBotError, match="Cannot read"):
+        load_questions(tmp_path / "missing.jsonl")
