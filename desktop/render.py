@@ -59,9 +59,10 @@ def sentence_html(turn: int, index: int, s: dict) -> str:
     if s.get("code"):
         body = f'<pre style="background:#f6f8fa">{html.escape(s["text"])}</pre>'
         return f'<div><a href="sent:{turn}:{index}" style="color:{colour};text-decoration:none">{icon} code</a>{body}</div>'
+    text = s["text"][2:] if s["text"].startswith("> ") else s["text"]  # quoted lines of an extractive answer
     return (
         f'<a href="sent:{turn}:{index}" style="color:{colour};text-decoration:none">{icon}</a> '
-        f'<span style="color:{colour}">{_inline(s["text"], turn)}</span> '
+        f'<span style="color:{colour}">{_inline(text, turn)}</span> '
         f'<span style="color:{colour};font-size:small">[{s["status"]}]</span><br>'
     )
 

@@ -49,6 +49,22 @@ _EMPHASIS = re.compile(r"\*\*|__(?=\w)|(?<=\w)__|`")
 _GENERIC = frozenset(tokenize("use using used can way also doc documentation default option set"))
 
 
+POLARITY_PENALTY = 0.6
+_NEGATION = re.compile(
+    r"\b(not|no|never|none|cannot|without|neither|nor|pas|jamais|aucun|aucune|sans)\b|n't|不|没|无|非|未",
+    re.I,
+)
+
+
+def negated(text: str) -> bool:
+    """Whether a sentence is negative ("does not", "n'est pas", "不会").
+
+    >>> negated("HTTPX does not follow redirects."), negated("HTTPX follows redirects."), negated("默认不会跟随")
+    (True, False, True)
+    """
+    return bool(_NEGATION.search(text))
+
+
 def identifiers(sentence: str) -> list[str]:
     """Code identifiers and numbers named in a sentence, in order, without repeats."""
     text = CITATION.sub(" ", sentence)
@@ -188,11 +204,16 @@ class SupportChecker:
         clean = CITATION.sub("", sentence).strip()
         vector = self.embedder.embed(clean)
         sims = self._unit_vectors @ vector if len(self._unit_vectors) else np.zeros(0)
+        units = [u for group in self._units for u in group]
         out = {}
         for pid, passage in enumerate(self.passages, 1):
-            mask = self._owner == pid - 1
-            sim = float(sims[mask].max()) if mask.any() else 0.0
-            out[pid] = round(combine(max(sim, 0.0), overlap_score(clean, passage), identifier_score(clean, passage)), 3)
+            where = np.flatnonzero(self._owner == pid - 1)
+            best = int(where[np.argmax(sims[where])]) if len(where) else -1
+            sim = float(sims[best]) if best >= 0 else 0.0
+            score = combine(max(sim, 0.0), overlap_score(clean, passage), identifier_score(clean, passage))
+            if best >= 0 and negated(clean) != negated(units[best]):
+                score *= POLARITY_PENALTY  # "follows redirects" against "does not follow redirects"
+            out[pid] = round(score, 3)
         return out
 
     def check_sentence(self, sentence: str) -> Support:

@@ -1,0 +1,35 @@
+"""Property tests: the chunker and the checker never crash, and their invariants hold on any input."""
+
+from hypothesis import given, settings, strategies as st
+
+from repobot.engine.check import check_citations
+from repobot.engine.chunk import chunk_markdown
+
+LINE = st.one_of(
+    st.text(max_size=80),
+    st.sampled_from(["", "# Title", "## Section", "### Sub", "```", "```python", "~~~", "- item", "x = a[1]",
+                     "Text [1].", "Done [9]!", "文档里没有找到相关说明。", "Use it:", "1. First step."]),
+)
+MARKDOWN = st.lists(LINE, max_size=60).map("\n".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(MARKDOWN)
+def test_chunks_lie_inside_the_file_and_cover_every_non_empty_line(text):
+    lines = text.splitlines()
+    chunks = chunk_markdown("f.md", text)
+    covered = set()
+    for c in chunks:
+        assert 1 <= c.start <= c.end <= len(lines)
+        covered.update(range(c.start, c.end + 1))
+    assert {n for n, line in enumerate(lines, 1) if line.strip()} <= covered
+
+
+@settings(max_examples=300, deadline=None)
+@given(MARKDOWN, st.integers(min_value=0, max_value=10))
+def test_checker_invariants(text, n_docs):
+    check = check_citations(text, n_docs)
+    assert check.cited == sorted(set(check.cited))
+    assert set(check.invalid) <= set(check.cited)
+    assert all(not 1 <= i <= n_docs for i in check.invalid)
+    assert all(len(s) > 8 for s in check.uncited)
