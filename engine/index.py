@@ -138,6 +138,37 @@ def embedding_text(chunk: Chunk) -> str:
     return f"{chunk.heading}\n{chunk.text}" if chunk.heading else chunk.text
 
 
+class Checkpoint:
+    """Vectors of files already embedded during an unfinished run, one ``<sha>.npy`` per file.
+
+    Written atomically as each group of files is embedded, so a run killed with
+    SIGKILL resumes from the files it had done. Cleared once the index is saved.
+    """
+
+    def __init__(self, folder: Path, embedder_name: str):
+        self.folder = folder / hashlib.sha1(embedder_name.encode()).hexdigest()[:12]
+
+    def get(self, sha: str, count: int, dim: int) -> np.ndarray | None:
+        try:
+            vectors = np.load(self.folder / f"{sha}.npy", allow_pickle=False)
+        except (OSError, ValueError):
+            return None
+        return vectors if vectors.shape == (count, dim) else None
+
+    def put(self, sha: str, vectors: np.ndarray) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = self.folder / f".{sha}.tmp"
+        with open(tmp, "wb") as fh:
+            np.save(fh, vectors)
+        os.replace(tmp, self.folder / f"{sha}.npy")
+
+    def clear(self) -> None:
+        shutil.rmtree(self.folder.parent, ignore_errors=True)
+
+
+EMBED_GROUP = 256  # chunks embedded between two checkpoints
+
+
 def update_index(
     corpus: Corpus,
     embedder: Embedder,
@@ -145,8 +176,13 @@ def update_index(
     *,
     progress: Progress | None = None,
     cancelled: Callable[[], bool] = lambda: False,
+    checkpoint: Checkpoint | None = None,
 ) -> tuple[Index, UpdateReport]:
-    """Index ``corpus``, reusing ``previous`` vectors for every file whose content is unchanged."""
+    """Index ``corpus``, reusing vectors for every file whose content was embedded before.
+
+    Vectors come from ``previous`` (same content, even under a new name) or from
+    ``checkpoint`` (a run that was interrupted); only the rest is embedded.
+    """
     started = time.perf_counter()
     old_by_sha: dict[str, tuple[list[Chunk], list[list[str]], np.ndarray]] = {}
     if previous is not None and previous.embedder == embedder.name:
@@ -157,9 +193,9 @@ def update_index(
 
     chunks: list[Chunk] = []
     tokens: list[list[str]] = []
-    parts: list[np.ndarray | None] = []
     files: dict[str, FileEntry] = {}
-    fresh: list[int] = []  # positions in `chunks` that need embedding
+    known: dict[str, np.ndarray] = {}  # sha -> vectors already available
+    todo: list[str] = []  # sources whose chunks need embedding
     added, updated, unchanged = [], [], []
     for n, doc in enumerate(corpus.documents):
         if cancelled():
@@ -170,12 +206,15 @@ def update_index(
         if reused is not None:
             doc_chunks = [c._replace(source=doc.source) for c in reused[0]]
             tokens.extend(reused[1])
-            parts.append(reused[2])
+            known[sha] = reused[2]
         else:
             doc_chunks = chunk_markdown(doc.source, doc.text)
             tokens.extend(tokenize(embedding_text(c)) for c in doc_chunks)
-            fresh.extend(range(first, first + len(doc_chunks)))
-            parts.append(None)
+            saved = checkpoint.get(sha, len(doc_chunks), embedder.dim) if checkpoint else None
+            if saved is not None:
+                known[sha] = saved
+            elif sha not in known:
+                todo.append(doc.source)
         chunks.extend(doc_chunks)
         files[doc.source] = FileEntry(sha, first, len(doc_chunks))
         old = old_files.get(doc.source)
@@ -183,20 +222,52 @@ def update_index(
         if progress:
             progress("chunk", n + 1, len(corpus.documents))
 
-    new_vectors = embedder.embed_many(
-        [embedding_text(chunks[i]) for i in fresh],
-        progress=(lambda done, total: progress("embed", done, total)) if progress else None,
-        cancelled=cancelled,
-    )
+    total = sum(files[s].count for s in todo)
+    done = 0
+    for group in _groups(todo, files, EMBED_GROUP):
+        spans = [(files[s].first, files[s].count) for s in group]
+        texts = [embedding_text(chunks[i]) for first, count in spans for i in range(first, first + count)]
+        offset = done
+        vectors = embedder.embed_many(
+            texts,
+            progress=(lambda d, _t: progress("embed", offset + d, total)) if progress else None,
+            cancelled=cancelled,
+        )
+        position = 0
+        for source, (_, count) in zip(group, spans):
+            part = vectors[position : position + count]
+            position += count
+            known[files[source].sha] = part
+            if checkpoint:
+                checkpoint.put(files[source].sha, part)
+        done += len(texts)
+
     vectors = np.zeros((len(chunks), embedder.dim), dtype=np.float32)
-    vectors[fresh] = new_vectors if len(fresh) else vectors[fresh]
-    for entry, part in zip(files.values(), parts):
-        if part is not None and entry.count:
-            vectors[entry.first : entry.first + entry.count] = part
+    for entry in files.values():
+        if entry.count:
+            vectors[entry.first : entry.first + entry.count] = known[entry.sha]
     removed = sorted(set(old_files) - set(files))
     index = Index(corpus.root, embedder.name, chunks, tokens, vectors, files)
-    report = UpdateReport(added, updated, removed, unchanged, len(fresh), time.perf_counter() - started)
-    return index, report
+    return index, UpdateReport(added, updated, removed, unchanged, done, time.perf_counter() - started)
+
+
+def _groups(sources: list[str], files: dict[str, FileEntry], size: int) -> list[list[str]]:
+    """Consecutive files bundled into groups of about ``size`` chunks.
+
+    >>> f = {"a": FileEntry("x", 0, 200), "b": FileEntry("y", 200, 100), "c": FileEntry("z", 300, 5)}
+    >>> _groups(["a", "b", "c"], f, 256)
+    [['a', 'b'], ['c']]
+    """
+    groups, current, count = [], [], 0
+    for source in sources:
+        current.append(source)
+        count += files[source].count
+        if count >= size:
+            groups.append(current)
+            current, count = [], 0
+    if current:
+        groups.append(current)
+    return groups
 
 
 # --- persistence -----------------------------------------------------------------
@@ -234,7 +305,7 @@ def save_index(index: Index, folder: Path | None = None) -> Path:
     os.replace(tmp, generation)
     _write_atomic(folder / "CURRENT", generation.name)
     for old in folder.iterdir():
-        if old.is_dir() and old.name != generation.name:
+        if old.is_dir() and old.name != generation.name and old.name.startswith(("g", ".tmp-")):
             shutil.rmtree(old, ignore_errors=True)
     return generation
 

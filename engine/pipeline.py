@@ -34,7 +34,7 @@ from repobot.engine.embed import Embedder, SentenceTransformerEmbedder
 from repobot.engine.errors import IndexStoreError, RepoBotError
 from repobot.engine.gate import GateResult, gate
 from repobot.engine.generate import LLM, Generation, LlamaCppLLM
-from repobot.engine.index import Index, UpdateReport, load_index, save_index, update_index
+from repobot.engine.index import Checkpoint, Index, UpdateReport, load_index, save_index, store_dir, update_index
 from repobot.engine.load import Skipped, load_corpus
 from repobot.engine.models import resolve_model
 from repobot.engine.prompt import build_messages, detect_language, language, rewrite_messages, LANGUAGES
@@ -216,9 +216,13 @@ class Pipeline:
                 previous = load_index(corpus.root)
             except IndexStoreError as err:
                 self.index_notes.append(str(err))
-        index, report = update_index(corpus, self.embedder, previous, progress=progress, cancelled=cancelled)
+        checkpoint = Checkpoint(store_dir(corpus.root) / "partial", self.embedder.name)
+        index, report = update_index(
+            corpus, self.embedder, previous, progress=progress, cancelled=cancelled, checkpoint=checkpoint
+        )
         if report.changed or previous is None or previous.embedder != index.embedder:
             save_index(index)
+        checkpoint.clear()
         self._index = index
         return report
 
