@@ -233,11 +233,11 @@ class Pipeline:
         return self._index
 
     @property
-    def corpus_has_cjk(self) -> bool:
-        from repobot.engine.gate import _CJK
-
-        sample = "".join(c.text for c in self.index.chunks[:: max(1, len(self.index.chunks) // 200)])
-        return len(_CJK.findall(sample)) > len(sample) // 20
+    def corpus_language(self) -> str:
+        """The main language of the indexed documents, from a sample of chunks."""
+        chunks = self.index.chunks
+        sample = " ".join(c.text[:400] for c in chunks[:: max(1, len(chunks) // 100)])
+        return detect_language(sample)
 
     # -- retrieve -----------------------------------------------------------------
     def search(self, question: str, *, k: int = 5, mode: str = "hybrid", version: str | None = None,
@@ -279,7 +279,7 @@ class Pipeline:
         messages = build_messages(question, passages, lang=lang, strict=options.strict)
         answer = Answer(question, lang, self.model_label, messages, hits[: len(passages)], notes=notes, timings=timings)
 
-        verdict_gate = gate(question, [t for _, t in passages], corpus_has_cjk=self.corpus_has_cjk)
+        verdict_gate = gate(question, [t for _, t in passages], same_language=lang == self.corpus_language)
         if options.gate and not verdict_gate.covered:
             answer.missing_terms = verdict_gate.missing
             answer.final_answer = not_found_text(lang, verdict_gate.missing)
