@@ -68,11 +68,12 @@ def verified_text(answer: str, sentences: Sequence[Support]) -> str:
     """
     out, position = [], 0
     for s in sentences:
-        start = answer.find(s.text, position)
-        if start < 0:
+        found = _locate(answer, s.text, position)
+        if found is None:
             continue
+        start, end = found
         out.append(answer[position:start])
-        position = start + len(s.text)
+        position = end
         if s.status in ("supported", "exempt"):
             out.append(s.text)
         elif s.status in ("miscited", "uncited") and s.suggested:
@@ -82,6 +83,17 @@ def verified_text(answer: str, sentences: Sequence[Support]) -> str:
     out.append(answer[position:])
     text = re.sub(r"```[^\n]*\n\s*```", "", "".join(out))
     return re.sub(r"\n{3,}", "\n\n", re.sub(r"[ \t]+\n", "\n", text)).strip()
+
+
+def _locate(text: str, piece: str, start: int) -> tuple[int, int] | None:
+    """Where ``piece`` occurs in ``text`` from ``start``, allowing any whitespace between its words.
+
+    >>> _locate("One [1].\\nTwo wraps\\nhere [2].", "Two wraps here [2].", 0)
+    (9, 28)
+    """
+    pattern = r"\s+".join(re.escape(word) for word in piece.split())
+    match = re.compile(pattern).search(text, start)
+    return (match.start(), match.end()) if match else None
 
 
 def _recite(sentence: str, pid: int) -> str:

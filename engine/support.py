@@ -33,7 +33,8 @@ from repobot.engine.check import (
 from repobot.engine.embed import Embedder
 from repobot.engine.tokens import tokenize
 
-SUPPORT_THRESHOLD = 0.5
+SUPPORT_THRESHOLD = 0.7  # calibrated on tests/data/support_labels.jsonl (benchmarks/support_calibration.py)
+CAP = 0.45  # the score of a sentence naming an identifier or number its passage lacks
 STATUSES = ("supported", "miscited", "unsupported", "uncited", "exempt")
 
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
@@ -56,13 +57,17 @@ _NEGATION = re.compile(
 )
 
 
+_ASSIGNMENT = re.compile(r"\w+\s*=\s*\w+")
+
+
 def negated(text: str) -> bool:
     """Whether a sentence is negative ("does not", "n'est pas", "不会").
 
-    >>> negated("HTTPX does not follow redirects."), negated("HTTPX follows redirects."), negated("默认不会跟随")
+    >>> negated("HTTPX does not follow redirects."), negated("Pass timeout=None."), negated("默认不会跟随")
     (True, False, True)
     """
-    return bool(_NEGATION.search(text))
+    prose = _ASSIGNMENT.sub(" ", _BACKTICKED.sub(" ", text))  # `timeout=None` is code, not a negation
+    return bool(_NEGATION.search(prose))
 
 
 def identifiers(sentence: str) -> list[str]:
@@ -79,19 +84,36 @@ def identifiers(sentence: str) -> list[str]:
 
 
 def identifier_score(sentence: str, passage: str) -> float | None:
-    """Share of the sentence's identifiers that the passage contains; None when it has none.
+    """Share of the sentence's identifiers that the passage contains (up to case and spaces); None if it has none.
 
-    >>> identifier_score("Pass `follow_redirects=True` [1].", "client.get(url, follow_redirects=True)")
+    >>> identifier_score("Pass `follow_redirects=True` [1].", "client.get(url, follow_redirects = True)")
     1.0
-    >>> identifier_score("Use `httpx.Timeout` [2].", "HTTP/2 support is optional.")
+    >>> identifier_score("Use `timeout=0` [2].", "Use timeout=None, or 0 for nothing.")
     0.0
     """
     idents = identifiers(sentence)
     if not idents:
         return None
-    low = passage.lower()
-    hits = sum(1 for i in idents if i.lower() in low or all(p.lower() in low for p in re.split(r"[=(]", i) if p))
-    return hits / len(idents)
+    squeezed = re.sub(r"\s+", "", passage).lower()
+    return sum(1 for i in idents if re.sub(r"\s+", "", i).lower() in squeezed) / len(idents)
+
+
+_NUMBER_WORDS = {
+    w: str(n) for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split()
+    )
+} | {"hundred": "100", "thousand": "1000", "un": "1", "deux": "2", "trois": "3", "cinq": "5", "dix": "10"}
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
+
+
+def numbers(text: str) -> set[str]:
+    """Numbers in a text, written as digits or as words.
+
+    >>> sorted(numbers("The default is five seconds, or 10 with `max_connections=10`; HTTP/2."))
+    ['10', '5']
+    """
+    text = CITATION.sub(" ", text)
+    return {_NUMBER_WORDS.get(m.lower(), m) for m in _NUMBER.findall(text)}
 
 
 def content_words(text: str) -> set[str]:
@@ -110,17 +132,17 @@ def overlap_score(sentence: str, passage: str) -> float:
     return len(words & content_words(passage)) / len(words)
 
 
-def combine(similarity: float, overlap: float, ident: float | None) -> float:
-    """One support score from the three signals.
+def combine(similarity: float, overlap: float, ident: float | None, numbers_ok: bool = True) -> float:
+    """One support score from the signals; a missing identifier or number caps it below the threshold.
 
-    >>> round(combine(0.8, 1.0, 1.0), 3), round(combine(0.3, 0.2, None), 3), round(combine(0.9, 0.9, 0.0), 3)
+    >>> round(combine(0.8, 1.0, 1.0), 3), round(combine(0.3, 0.2, None), 3), round(combine(0.9, 0.9, 0.5), 3)
     (0.916, 0.26, 0.45)
     """
     score = 0.6 * similarity + 0.4 * overlap
     if ident is not None:
         score = 0.7 * score + 0.3 * ident
-        if ident == 0.0:  # names a thing the passage never mentions
-            score = min(score, 0.45)
+    if (ident is not None and ident < 1.0) or not numbers_ok:  # names something the passage does not say
+        score = min(score, CAP)
     return score
 
 
@@ -141,19 +163,29 @@ def passage_sentences(text: str) -> list[str]:
     return out or [text.strip()]
 
 
-def _prose_units(text: str) -> list[str]:
-    """Sentences of markdown prose: wrapped lines re-joined, headings and list items kept apart."""
-    units, paragraph = [], []
+def paragraphs(text: str) -> list[str]:
+    """Markdown prose as logical lines: wrapped lines re-joined; headings, list items and quotes kept apart.
+
+    >>> paragraphs("## Title\\nA sentence that\\nwraps here.\\n- item one\\n- item two")
+    ['## Title', 'A sentence that wraps here.', '- item one', '- item two']
+    """
+    out, current = [], []
     for line in text.splitlines() + [""]:
         stripped = line.strip()
-        starts_block = not stripped or stripped.startswith(("#", "-", "*", "|", ">")) or re.match(r"\d+\.\s", stripped)
-        if starts_block and paragraph:
-            units.extend(split_line(strip_markup(" ".join(paragraph))))
-            paragraph = []
+        new_block = not stripped or stripped.startswith(("#", "-", "*", "|", ">", "+")) or re.match(r"\d+\.\s", stripped)
+        if new_block and current:
+            out.append(" ".join(current))
+            current = []
         if stripped.startswith("#"):
-            units.append(strip_markup(stripped))
+            out.append(stripped)
         elif stripped:
-            paragraph.append(stripped)
+            current.append(stripped)
+    return out
+
+
+def _prose_units(text: str) -> list[str]:
+    """Sentences of markdown prose, markup stripped."""
+    units = [u for p in paragraphs(text) for u in split_line(strip_markup(p))]
     return [u for u in units if len(u) > 3]
 
 
@@ -196,24 +228,33 @@ class SupportChecker:
         self.threshold = threshold
         self._units = [passage_sentences(p) for p in self.passages]
         flat = [u for units in self._units for u in units]
+        self._flat = flat
         self._unit_vectors = embedder.embed_batch(flat) if flat else np.zeros((0, embedder.dim), np.float32)
         self._owner = np.array([i for i, units in enumerate(self._units) for _ in units], dtype=int)
 
     def scores(self, sentence: str) -> dict[int, float]:
-        """Support score of every passage for one sentence."""
+        """Support score of every passage for one sentence.
+
+        Similarity is taken unit by unit (a sentence or code block of the
+        passage); a unit of the opposite polarity ("does not …") counts less.
+        """
         clean = CITATION.sub("", sentence).strip()
         vector = self.embedder.embed(clean)
         sims = self._unit_vectors @ vector if len(self._unit_vectors) else np.zeros(0)
-        units = [u for group in self._units for u in group]
+        polarity = negated(clean)
+        wanted = numbers(clean)
         out = {}
         for pid, passage in enumerate(self.passages, 1):
-            where = np.flatnonzero(self._owner == pid - 1)
-            best = int(where[np.argmax(sims[where])]) if len(where) else -1
-            sim = float(sims[best]) if best >= 0 else 0.0
-            score = combine(max(sim, 0.0), overlap_score(clean, passage), identifier_score(clean, passage))
-            if best >= 0 and negated(clean) != negated(units[best]):
-                score *= POLARITY_PENALTY  # "follows redirects" against "does not follow redirects"
-            out[pid] = round(score, 3)
+            overlap = overlap_score(clean, passage)
+            ident = identifier_score(clean, passage)
+            numbers_ok = wanted <= numbers(passage)
+            best = 0.0
+            for unit_id in np.flatnonzero(self._owner == pid - 1):
+                score = combine(max(float(sims[unit_id]), 0.0), overlap, ident, numbers_ok)
+                if negated(self._flat[unit_id]) != polarity:
+                    score *= POLARITY_PENALTY  # "follows redirects" against "does not follow redirects"
+                best = max(best, score)
+            out[pid] = round(best, 3)
         return out
 
     def check_sentence(self, sentence: str) -> Support:
@@ -264,7 +305,7 @@ class SupportChecker:
     def _prose(self, text: str) -> list[Support]:
         return [
             self.check_sentence(s)
-            for line in text.splitlines()
-            for s in split_line(line)
+            for paragraph in paragraphs(text)
+            for s in split_line(paragraph)
             if len(s) > MIN_SENTENCE
         ]
