@@ -2,6 +2,7 @@
 
 from PySide6.QtCore import (  # noqa: F401
     QEvent,
+    QFileSystemWatcher,
     QObject,
     QSize,
     QThread,

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from repobot.desktop.qt import (
-    QAbstractItemView, QComboBox, QDesktopServices, QEvent, QFileDialog, QGuiApplication, QHBoxLayout, QKeySequence,
+    QComboBox, QDesktopServices, QEvent, QFileDialog, QFileSystemWatcher, QTimer, QGuiApplication, QHBoxLayout, QKeySequence,
     QLabel, QLineEdit, QListWidget, QListWidgetItem, QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar,
-    QPushButton, QShortcut, QSpinBox, QSplitter, QTextBrowser, QTextCursor, QTextDocument, QThread, QToolTip,
+    QPushButton, QShortcut, QSpinBox, QSplitter, QTextBrowser, QTextCursor, QThread, QToolTip,
     QTreeWidget, QTreeWidgetItem, QUrl, QVBoxLayout, QWidget, Qt, Signal,
 )
 from repobot.desktop.render import answer_html, conversation_markdown, document_html, heading_lines, streaming_html
@@ -73,6 +73,12 @@ class MainWindow(QMainWindow):
         self.current_file: tuple[Path, str] | None = None  # (root, source) in the viewer
         self.indexed: dict[str, dict] = {}
         self.confirm_external = self._confirm_external
+        self.watcher = QFileSystemWatcher(self)
+        self.watcher.directoryChanged.connect(self._folder_changed)
+        self.watcher.fileChanged.connect(self._folder_changed)
+        self.changed_roots: set[str] = set()
+        self.rescan = QTimer(self, singleShot=True, interval=1000)
+        self.rescan.timeout.connect(self._reindex_changed)
         self._build()
         self._start_worker(self.settings.model, embedder=embedder, llm=llm)
         if self.store.problem:
@@ -368,6 +374,34 @@ class MainWindow(QMainWindow):
             self.clear_error()
         self._fill_tree()
         self._update_ask_button()
+        self._watch(root)
+        if self.changed_roots:
+            self.rescan.start()
+
+    # -- watched folders ---------------------------------------------------------------------
+    def _watch(self, root: str) -> None:
+        """Watch the folder, its subfolders and its markdown files, so edits are picked up."""
+        base = Path(root)
+        paths = [str(base)] + [str(base / s) for s in self.indexed[root]["sources"]]
+        paths += [str(p) for p in base.rglob("*") if p.is_dir() and not any(part.startswith(".") for part in p.relative_to(base).parts)]
+        new = sorted(set(paths) - set(self.watcher.directories()) - set(self.watcher.files()))
+        if new:
+            self.watcher.addPaths(new)
+
+    def _folder_changed(self, path: str) -> None:
+        for root in self.indexed:
+            if path == root or path.startswith(root.rstrip("/") + "/"):
+                self.changed_roots.add(root)
+        if self.changed_roots:
+            self.rescan.start()  # wait for a quiet second: editors save in several steps
+
+    def _reindex_changed(self) -> None:
+        if self.busy:
+            self.rescan.start()
+            return
+        root = self.changed_roots.pop()
+        self.status.setText(f"Files changed in {Path(root).name}; updating the index…")
+        self.index(root)
 
     # -- models and settings ------------------------------------------------------------------
     def _fill_models(self) -> None:

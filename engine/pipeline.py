@@ -37,7 +37,7 @@ from repobot.engine.generate import LLM, Generation, LlamaCppLLM
 from repobot.engine.index import Checkpoint, Index, UpdateReport, load_index, save_index, store_dir, update_index
 from repobot.engine.load import Skipped, load_corpus
 from repobot.engine.models import resolve_model
-from repobot.engine.prompt import build_messages, detect_language, language, rewrite_messages, LANGUAGES
+from repobot.engine.prompt import build_messages, detect_language, language, rewrite_messages
 from repobot.engine.retrieve import Hit, check_mode, retrieve
 from repobot.engine.support import Support, SupportChecker
 

@@ -115,3 +115,17 @@ def test_settings_persist_between_runs(window, tmp_path):
     saved = SettingsStore(tmp_path / "settings.json").load()
     assert (saved.k, saved.mode) == (3, "bm25")
     assert str(tmp_path) in saved.active or saved.collections
+
+
+def test_watched_folder_picks_up_created_changed_and_deleted_files(window, qtbot, docs):
+    win = window()
+    root = win.active
+    (docs / "new.md").write_text("# New page\n\nBrand new content about proxies.\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: win.indexed[root]["added"] == 1 and not win.busy, timeout=15000)
+    assert "new.md" in win.indexed[root]["sources"]
+    (docs / "timeouts.md").write_text("# Timeouts\n\nChanged.\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: win.indexed[root]["updated"] == 1 and not win.busy, timeout=15000)
+    (docs / "new.md").unlink()
+    qtbot.waitUntil(lambda: win.indexed[root]["removed"] == 1 and not win.busy, timeout=15000)
+    assert "new.md" not in win.indexed[root]["sources"]
+    assert "−1" in win.index_label.text()
