@@ -20,6 +20,7 @@ from repobot.engine.errors import CorpusError
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 MAX_FILE_BYTES = 20 * 1024 * 1024
+MAX_LINE_CHARS = 100_000  # longer lines (minified or generated text) are cut
 
 
 class Document(NamedTuple):
@@ -84,10 +85,16 @@ def read_markdown(path: Path) -> tuple[str | None, str | None]:
         return None, f"skipped: cannot read ({err.strerror or err})"
     if b"\x00" in data[:8192]:
         return None, "skipped: binary file, not markdown"
+    problems = []
     try:
-        return data.decode("utf-8-sig"), None
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return data.decode("utf-8", errors="replace"), "not UTF-8; decoded with replacement characters"
+        text = data.decode("utf-8", errors="replace")
+        problems.append("not UTF-8; decoded with replacement characters")
+    if len(data) > MAX_LINE_CHARS and any(len(line) > MAX_LINE_CHARS for line in text.splitlines()):
+        text = "\n".join(line[:MAX_LINE_CHARS] for line in text.splitlines())
+        problems.append(f"lines over {MAX_LINE_CHARS:,} characters were cut to that length")
+    return text, "; ".join(problems) or None
 
 
 def load_corpus(root: Path | str) -> Corpus:

@@ -1,0 +1,111 @@
+"""Indexing and retrieval at scale (the FastAPI docs: 1,656 pages in 13 languages).
+
+    python benchmarks/scale.py --corpus ../shared/corpora/fastapi/docs --json
+
+The corpus is copied to a temporary folder first (the shared copy is read-only),
+so that one file can be touched to measure an incremental re-index.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+QUERIES_EN = [
+    "How do I declare a path parameter?", "How do I add CORS middleware?", "What is a dependency with yield?",
+    "How do I return a custom status code?", "How do I upload files?", "How do I use OAuth2 with JWT tokens?",
+    "How do I run background tasks?", "How do I test my app with TestClient?", "How do I define a request body?",
+    "How do I set response headers?", "What are query parameter validations?", "How do I handle errors?",
+    "How do I deploy with Docker?", "How do I use WebSockets?", "How do I serve static files?",
+    "How do I use SQL databases?", "How do I add a custom response class?", "What is the lifespan event?",
+    "How do I configure settings with environment variables?", "How do I generate OpenAPI docs?",
+    "How do I read cookies?", "How do I declare header parameters?", "How do I use async def?",
+    "How do I return HTML?", "How do I limit request body size?",
+]
+QUERIES_ZH = [
+    "如何声明路径参数？", "怎么添加 CORS 中间件？", "什么是带 yield 的依赖？", "如何返回自定义状态码？", "怎么上传文件？",
+    "如何使用 OAuth2 和 JWT？", "怎么运行后台任务？", "如何用 TestClient 测试？", "如何定义请求体？", "如何设置响应头？",
+    "查询参数怎么校验？", "如何处理错误？", "如何用 Docker 部署？", "怎么使用 WebSocket？", "如何提供静态文件？",
+    "如何使用 SQL 数据库？", "如何自定义响应类？", "什么是 lifespan 事件？", "如何用环境变量配置？", "如何生成 OpenAPI 文档？",
+    "怎么读取 Cookie？", "如何声明 Header 参数？", "如何使用 async def？", "如何返回 HTML？", "如何限制请求体大小？",
+]
+
+
+def percentile(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+
+def main() -> int:
+    default = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "fastapi" / "docs"
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", default=str(default))
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if not Path(args.corpus).is_dir():
+        print(f"benchmark skipped: no corpus at {args.corpus} (../shared is absent)", file=sys.stderr)
+        return 2
+    work = Path(tempfile.mkdtemp(prefix="repobot-scale-"))
+    os.environ["REPOBOT_HOME"] = str(work / "home")
+    corpus = work / "docs"
+    shutil.copytree(args.corpus, corpus)
+
+    from repobot.engine.embed import SentenceTransformerEmbedder
+    from repobot.engine.index import embedding_text, load_index
+    from repobot.engine.pipeline import Pipeline
+    from repobot.engine.retrieve import retrieve
+
+    embedder = SentenceTransformerEmbedder()
+    pipe = Pipeline(corpus, embedder=embedder)
+    t = time.perf_counter()
+    report = pipe.build_index()
+    index_s = time.perf_counter() - t
+    chunks = len(pipe.index.chunks)
+    over = sum(embedder.count_tokens(embedding_text(c)) > embedder.max_tokens for c in pipe.index.chunks)
+
+    touched = corpus / sorted(pipe.index.files)[len(pipe.index.files) // 2]
+    touched.write_text(touched.read_text(encoding="utf-8") + "\n\nOne more paragraph.\n", encoding="utf-8")
+    fresh = Pipeline(corpus, embedder=embedder)
+    t = time.perf_counter()
+    fresh.build_index()
+    reindex_one_s = time.perf_counter() - t
+
+    t = time.perf_counter()
+    index = load_index(corpus)
+    _ = index.dense, index.lexical  # the searchers are part of being ready to answer
+    load_s = time.perf_counter() - t
+
+    times = []
+    for query in QUERIES_EN + QUERIES_ZH:
+        t = time.perf_counter()
+        retrieve(index, embedder, query)
+        times.append((time.perf_counter() - t) * 1000)
+
+    result = {
+        "files": len(index.files),
+        "chunks": chunks,
+        "chunks_over_256_pieces": over,
+        "index_s": round(index_s, 1),
+        "chunks_per_s": round(report.embedded_chunks / index_s, 1),
+        "reindex_one_s": round(reindex_one_s, 2),
+        "reindex_ratio": round(reindex_one_s / index_s, 4),
+        "load_s": round(load_s, 2),
+        "retrieve_p50_ms": round(statistics.median(times), 1),
+        "retrieve_p95_ms": round(percentile(times, 0.95), 1),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 0),
+    }
+    shutil.rmtree(work, ignore_errors=True)
+    print(json.dumps(result, indent=2) if args.json else "\n".join(f"{k:>24}: {v}" for k, v in result.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
