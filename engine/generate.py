@@ -48,6 +48,31 @@ def physical_cores() -> int:
     return max(1, (os.cpu_count() or 2) // 2 if (os.cpu_count() or 0) > 4 else os.cpu_count() or 1)
 
 
+_BACKENDS_LOADED = False
+
+
+def load_cpu_backends() -> None:
+    """Load the best CPU variant of a portable llama.cpp build (GGML_BACKEND_DL), once per process.
+
+    The installer's build keeps one ``libggml-cpu-<variant>.so`` per x86-64 level;
+    llama-cpp-python does not load them itself, so ask ggml to pick the best one
+    for this CPU. A normal (native) build has none of these files: nothing to do.
+    """
+    global _BACKENDS_LOADED
+    if _BACKENDS_LOADED:
+        return
+    import ctypes
+
+    import llama_cpp
+
+    lib_dir = Path(llama_cpp.__file__).parent / "lib"
+    if any(lib_dir.glob("libggml-cpu-*.so")):
+        ggml = ctypes.CDLL(str(lib_dir / "libggml.so"))
+        ggml.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
+        ggml.ggml_backend_load_all_from_path(str(lib_dir).encode())
+    _BACKENDS_LOADED = True
+
+
 class LlamaCppLLM(LLM):
     """A GGUF chat model run by llama-cpp-python on the CPU."""
 
@@ -57,6 +82,8 @@ class LlamaCppLLM(LLM):
         path = check_gguf(path)
         try:
             from llama_cpp import Llama
+
+            load_cpu_backends()
 
             self._llama = Llama(
                 model_path=str(path), n_ctx=n_ctx, n_threads=physical_cores(), seed=seed, verbose=False

@@ -66,3 +66,18 @@ def test_context_too_small_for_the_rules_is_a_clear_error(docs, fake_embedder):
     llm.n_ctx = 300
     with pytest.raises(RepoBotError, match="too small"):
         Pipeline(docs, embedder=fake_embedder, llm=llm).ask("Does HTTPX follow redirects?")
+
+
+def test_query_rewriting_asks_the_model_and_searches_both_queries(docs, fake_embedder):
+    llm = FakeLLM("timeout disable None")
+    pipe = Pipeline(docs, embedder=fake_embedder, llm=llm)
+    hits = pipe.search("How can I stop waiting forever?", rewrite=True, mode="bm25")
+    assert "Rewrite the user's question" in llm.calls[0][0]["content"]
+    assert hits and hits[0].chunk.source == "timeouts.md"
+
+
+def test_strict_rule_switch_reaches_the_prompt(docs, fake_embedder):
+    pipe = Pipeline(docs, embedder=fake_embedder, llm=FakeLLM("HTTPX does not follow redirects by default [1]."))
+    loose = pipe.ask("Does HTTPX follow redirects by default?", AskOptions(strict=False))
+    assert "even if you know it" not in loose.prompt[0]["content"]
+    assert "even if you know it" in pipe.ask("Does HTTPX follow redirects?").prompt[0]["content"]
