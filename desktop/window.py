@@ -67,6 +67,7 @@ class MainWindow(QMainWindow):
                 self.settings = self.settings._replace(collections=self.settings.collections + (corpus,))
             self.settings = self.settings._replace(active=corpus)
         self.turns: list[dict] = []
+        self.pending_question = ""  # asked while indexing: sent once the index is complete
         self.retrieved: list[dict] = []
         self.busy = ""  # "", "index", "ask"
         self.models_ok = False
@@ -377,6 +378,9 @@ class MainWindow(QMainWindow):
         self._watch(root)
         if self.changed_roots:
             self.rescan.start()
+        if self.pending_question and self.models_ok:
+            question, self.pending_question = self.pending_question, ""
+            self.ask(question)
 
     # -- watched folders ---------------------------------------------------------------------
     def _watch(self, root: str) -> None:
@@ -437,6 +441,9 @@ class MainWindow(QMainWindow):
         self.models_ok = True
         self.status.setText(f"Ready — {name}")
         self._update_ask_button()
+        if self.pending_question and not self.busy:
+            question, self.pending_question = self.pending_question, ""
+            self.ask(question)
 
     def _save_settings(self, *_args) -> None:
         self.settings = self.settings._replace(
@@ -470,12 +477,17 @@ class MainWindow(QMainWindow):
         if not question.strip():
             self.show_error("Type a question first.")
             return False
+        if self.busy == "index":
+            self.pending_question = question
+            self.status.setText("Indexing is in progress: your question will be asked on the updated index when it ends.")
+            return True
         if self.busy:
-            self.show_error("Please wait: RepoBot is still " + ("indexing." if self.busy == "index" else "answering."))
+            self.show_error("Please wait: RepoBot is still answering the previous question (Esc stops it).")
             return False
         if not self.models_ok:
-            self.show_error("The models are not loaded yet; see the status bar.")
-            return False
+            self.pending_question = question
+            self.status.setText("The models are still loading: your question will be asked as soon as they are ready.")
+            return True
         self.clear_error()
         self.busy = "ask"
         self._update_ask_button()

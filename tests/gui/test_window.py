@@ -129,3 +129,13 @@ def test_watched_folder_picks_up_created_changed_and_deleted_files(window, qtbot
     qtbot.waitUntil(lambda: win.indexed[root]["removed"] == 1 and not win.busy, timeout=15000)
     assert "new.md" not in win.indexed[root]["sources"]
     assert "−1" in win.index_label.text()
+
+
+def test_a_question_asked_while_indexing_waits_for_the_complete_index(window, qtbot, docs):
+    win = window()
+    win.index(win.active)
+    assert win.busy == "index"
+    assert win.ask("Does HTTPX follow redirects by default?")
+    assert "asked on the updated index" in win.status.text()
+    qtbot.waitUntil(lambda: bool(win.turns) and not win.busy, timeout=20000)
+    assert win.turns[-1]["question"] == "Does HTTPX follow redirects by default?"
