@@ -26,6 +26,7 @@ from repobot.engine.chunk import Chunk, chunk_markdown
 from repobot.engine.config import data_dir
 from repobot.engine.embed import Embedder
 from repobot.engine.errors import Cancelled, IndexStoreError
+from repobot.engine.files import fsync_dir, sha256_file, write_text_atomic
 from repobot.engine.load import Corpus
 from repobot.engine.tokens import tokenize
 
@@ -298,12 +299,12 @@ def save_index(index: Index, folder: Path | None = None) -> Path:
         "dim": int(index.vectors.shape[1]) if index.vectors.ndim == 2 else 0,
         "chunks": len(index.chunks),
         "files": {k: list(v) for k, v in index.files.items()},
-        "sha256": {name: _sha_file(tmp / name) for name in ("vectors.npy", "chunks.jsonl")},
+        "sha256": {name: sha256_file(tmp / name) for name in ("vectors.npy", "chunks.jsonl")},
     }
-    _write_atomic(tmp / "meta.json", json.dumps(meta, ensure_ascii=False))
-    _fsync_dir(tmp)
+    write_text_atomic(tmp / "meta.json", json.dumps(meta, ensure_ascii=False))
+    fsync_dir(tmp)
     os.replace(tmp, generation)
-    _write_atomic(folder / "CURRENT", generation.name)
+    write_text_atomic(folder / "CURRENT", generation.name)
     for old in folder.iterdir():
         if old.is_dir() and old.name != generation.name and old.name.startswith(("g", ".tmp-")):
             shutil.rmtree(old, ignore_errors=True)
@@ -323,7 +324,7 @@ def load_index(root: Path, folder: Path | None = None) -> Index | None:
         if meta.get("format") != FORMAT:
             return None
         for name, digest in meta["sha256"].items():
-            if _sha_file(generation / name) != digest:
+            if sha256_file(generation / name) != digest:
                 raise ValueError(f"{name} does not match its checksum")
         vectors = np.load(generation / "vectors.npy", allow_pickle=False)
         chunks, tokens = [], []
@@ -338,31 +339,3 @@ def load_index(root: Path, folder: Path | None = None) -> Index | None:
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise IndexStoreError(f"The saved index in {generation} is damaged ({err}); it will be rebuilt.") from err
     return Index(Path(meta["root"]), meta["embedder"], chunks, tokens, vectors, files)
-
-
-def _sha_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

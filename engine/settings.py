@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from repobot.engine.config import data_dir
+from repobot.engine.files import write_json_atomic
 
 
 class Settings(NamedTuple):
@@ -28,16 +29,6 @@ class Settings(NamedTuple):
     language: str = "auto"
     collections: tuple[str, ...] = ()  # folders added by the user (the bundled guide is always first)
     active: str = ""  # the folder questions go to; "" means the bundled guide
-
-
-def write_json_atomic(path: Path, data) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, ensure_ascii=False, indent=2)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 class SettingsStore:

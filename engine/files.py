@@ -1,0 +1,53 @@
+"""Small file helpers shared by the index, the model catalogue and the settings.
+
+Every write is atomic: a temporary file is written, flushed to disk, then
+renamed over the target, so a crash leaves either the old file or the new one.
+
+>>> import tempfile, pathlib
+>>> p = pathlib.Path(tempfile.mkdtemp()) / "x.json"
+>>> write_json_atomic(p, {"k": 5}); p.read_text()
+'{\\n  "k": 5\\n}'
+>>> sha256_file(p)[:8]
+'b9e6784b'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def write_json_atomic(path: Path, data) -> None:
+    write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a folder's new entries durable (best effort: some file systems refuse)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
