@@ -8,26 +8,16 @@ cached system-prompt prefix), and tokens/s through RepoBot and bare.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
 import tempfile
 import time
-from pathlib import Path
+
+from common import machine, parse_args, show
 
 
 def main() -> int:
-    root = Path(__file__).resolve().parents[1]
-    default = root.parent / "shared" / "corpora" / "httpx" / "docs"
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--corpus", default=str(default))
-    parser.add_argument("--tokens", type=int, default=128)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    if not Path(args.corpus).is_dir():
-        print(f"benchmark skipped: no corpus at {args.corpus} (../shared is absent)", file=sys.stderr)
-        return 2
+    args = parse_args("httpx", __doc__, lambda p: p.add_argument("--tokens", type=int, default=128))
     os.environ.setdefault("REPOBOT_HOME", tempfile.mkdtemp(prefix="repobot-gen-"))
 
     from repobot.engine.generate import Generation
@@ -69,6 +59,7 @@ def main() -> int:
 
     tps, bare = max(repobot_tps), max(bare_tps)
     result = {
+        "machine": machine(),
         "prompt_tokens": llm.count_tokens(first[0]["content"] + first[1]["content"]),
         "ttft_first_ms": round(runs["first"].first_token_s * 1000),
         "ttft_cached_ms": round(runs["cached"].first_token_s * 1000),
@@ -76,7 +67,7 @@ def main() -> int:
         "bare_tokens_per_s": round(bare, 1),
         "ratio": round(tps / bare, 3) if bare else None,
     }
-    print(json.dumps(result, indent=2) if args.json else "\n".join(f"{k:>18}: {v}" for k, v in result.items()))
+    show(result, args.json)
     return 0
 
 

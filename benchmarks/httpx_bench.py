@@ -9,15 +9,13 @@ of the default model, and how many chunks exceed the embedder's 256-piece window
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
+
+from common import machine, parse_args, percentile, show
 
 QUESTIONS = [
     "Does httpx follow redirects by default?",
@@ -33,32 +31,8 @@ QUESTIONS = [
 ]
 
 
-def percentile(values, q):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} logical cores, Python {platform.python_version()}"
-
-
 def main() -> int:
-    default = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "httpx" / "docs"
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--corpus", default=str(default))
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    if not Path(args.corpus).is_dir():
-        print(f"benchmark skipped: no corpus at {args.corpus} (../shared is absent)", file=sys.stderr)
-        return 2
+    args = parse_args("httpx", __doc__)
     os.environ["REPOBOT_HOME"] = tempfile.mkdtemp(prefix="repobot-bench-")
 
     from repobot.engine.index import embedding_text
@@ -102,11 +76,7 @@ def main() -> int:
         "ttft_ms_p50": round(statistics.median(ttft), 0) if ttft else None,
         "tokens_per_s_p50": round(statistics.median(tps), 1) if tps else None,
     }
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        for key, value in result.items():
-            print(f"{key:>24}: {value}")
+    show(result, args.json)
     return 0
 
 

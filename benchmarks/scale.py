@@ -8,8 +8,6 @@ so that one file can be touched to measure an incremental re-index.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import resource
 import shutil
@@ -18,6 +16,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from common import machine, parse_args, percentile, show
 
 QUERIES_EN = [
     "How do I declare a path parameter?", "How do I add CORS middleware?", "What is a dependency with yield?",
@@ -39,20 +39,8 @@ QUERIES_ZH = [
 ]
 
 
-def percentile(values, q):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
-
-
 def main() -> int:
-    default = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "fastapi" / "docs"
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--corpus", default=str(default))
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    if not Path(args.corpus).is_dir():
-        print(f"benchmark skipped: no corpus at {args.corpus} (../shared is absent)", file=sys.stderr)
-        return 2
+    args = parse_args("fastapi", __doc__)
     work = Path(tempfile.mkdtemp(prefix="repobot-scale-"))
     os.environ["REPOBOT_HOME"] = str(work / "home")
     corpus = work / "docs"
@@ -90,6 +78,7 @@ def main() -> int:
         times.append((time.perf_counter() - t) * 1000)
 
     result = {
+        "machine": machine(),
         "files": len(index.files),
         "chunks": chunks,
         "chunks_over_256_pieces": over,
@@ -103,7 +92,7 @@ def main() -> int:
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 0),
     }
     shutil.rmtree(work, ignore_errors=True)
-    print(json.dumps(result, indent=2) if args.json else "\n".join(f"{k:>24}: {v}" for k, v in result.items()))
+    show(result, args.json)
     return 0
 
 

@@ -10,12 +10,13 @@ of thresholds shows the trade-off; the current threshold is marked.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 import tempfile
 from pathlib import Path
+
+from common import parse_args
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,15 +31,11 @@ def precision_recall(pairs, threshold):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--labels", default=str(ROOT / "tests" / "data" / "support_labels.jsonl"))
-    parser.add_argument("--corpus", default=str(ROOT.parent / "shared" / "corpora" / "httpx" / "docs"))
-    parser.add_argument("--json", action="store_true")
-    parser.add_argument("--verbose", action="store_true")
-    args = parser.parse_args()
-    if not Path(args.corpus).is_dir():
-        print(f"skipped: no corpus at {args.corpus} (../shared is absent)", file=sys.stderr)
-        return 2
+    def extra(parser):
+        parser.add_argument("--labels", default=str(ROOT / "tests" / "data" / "support_labels.jsonl"))
+        parser.add_argument("--verbose", action="store_true")
+
+    args = parse_args("httpx", __doc__, extra)
     os.environ.setdefault("REPOBOT_HOME", tempfile.mkdtemp(prefix="repobot-calib-"))
     from repobot.engine.pipeline import Pipeline
     from repobot.engine.support import SUPPORT_THRESHOLD, SupportChecker

@@ -1,0 +1,49 @@
+"""What the benchmark scripts share: the shared corpora, percentiles and a description of the machine."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+from pathlib import Path
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+
+
+def parse_args(corpus: str, description: str, extra=None) -> argparse.Namespace:
+    """Parse --corpus (default: ../shared/corpora/<corpus>/docs) and --json; exit 2 with a reason if it is absent."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--corpus", default=str(SHARED / corpus / "docs"))
+    parser.add_argument("--json", action="store_true")
+    if extra:
+        extra(parser)
+    args = parser.parse_args()
+    if not Path(args.corpus).is_dir():
+        print(f"benchmark skipped: no corpus at {args.corpus} (../shared is absent)", file=sys.stderr)
+        raise SystemExit(2)
+    return args
+
+
+def percentile(values, q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+
+def machine() -> str:
+    cpu = platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} logical cores, Python {platform.python_version()}"
+
+
+def show(result: dict, as_json: bool) -> None:
+    import json
+
+    print(json.dumps(result, indent=2) if as_json else "\n".join(f"{k:>24}: {v}" for k, v in result.items()))
