@@ -66,10 +66,13 @@ def load_cpu_backends() -> None:
     import llama_cpp
 
     lib_dir = Path(llama_cpp.__file__).parent / "lib"
-    if any(lib_dir.glob("libggml-cpu-*.so")):
-        ggml = ctypes.CDLL(str(lib_dir / "libggml.so"))
-        ggml.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
-        ggml.ggml_backend_load_all_from_path(str(lib_dir).encode())
+    # the wheel puts the variants in site-packages/bin; the installer bundle puts them beside libggml.so
+    for variants in (lib_dir, lib_dir.parent.parent / "bin"):
+        if any(variants.glob("libggml-cpu-*.so")):
+            ggml = ctypes.CDLL(str(lib_dir / "libggml.so"))
+            ggml.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
+            ggml.ggml_backend_load_all_from_path(str(variants).encode())
+            break
     _BACKENDS_LOADED = True
 
 

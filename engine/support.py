@@ -176,6 +176,8 @@ def paragraphs(text: str) -> list[str]:
         if new_block and current:
             out.append(" ".join(current))
             current = []
+        if stripped.startswith(":::"):  # a documentation-generator directive, not prose
+            continue
         if stripped.startswith("#"):
             out.append(stripped)
         elif stripped:
