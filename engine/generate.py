@@ -69,7 +69,10 @@ def load_cpu_backends() -> None:
     # the wheel puts the variants in site-packages/bin; the installer bundle puts them beside libggml.so
     for variants in (lib_dir, lib_dir.parent.parent / "bin"):
         if any(variants.glob("libggml-cpu-*.so")):
-            ggml = ctypes.CDLL(str(lib_dir / "libggml.so"))
+            try:  # the very libggml that libllama already uses (a bundle may hold a second copy)
+                ggml = ctypes.CDLL("libggml.so.0", mode=os.RTLD_NOLOAD)
+            except OSError:
+                ggml = ctypes.CDLL(str(lib_dir / "libggml.so"))
             ggml.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
             ggml.ggml_backend_load_all_from_path(str(variants).encode())
             break
