@@ -42,6 +42,9 @@ echo "screenshot: $WORK/gui.png ($(du -h "$WORK/gui.png" | cut -f1))"
 
 say "removing the package"
 apt-get remove -y -qq repobot >/dev/null
-test ! -e /opt/repobot && ! command -v repobot && echo "removed /opt/repobot and the repobot command"
+hash -r
+test ! -e /opt/repobot
+test ! -e /usr/bin/repobot
+echo "removed /opt/repobot and /usr/bin/repobot"
 test -d "$REPOBOT_HOME/indexes" && echo "user data kept: $REPOBOT_HOME"
 say "smoke test passed"
