@@ -617,7 +617,6 @@ class MainWindow(QMainWindow):
             self.show_error(f"Cannot open {source}: {err.strerror or err}. Re-index the folder if it changed.")
             return False
         self.current_file = (root, source)
-        self.viewer_lines = lines
         self.viewer.setHtml(document_html(text, lines))
         span = f" — lines {lines[0]}–{lines[1]}" if lines else ""
         self.viewer_title.setText(f"<b>{source}</b>{span}")

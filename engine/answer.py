@@ -18,7 +18,7 @@ from typing import NamedTuple, Sequence
 from repobot.engine.check import FormCheck, citations, is_escape
 from repobot.engine.embed import Embedder
 from repobot.engine.prompt import language
-from repobot.engine.support import Support, content_words, passage_sentences
+from repobot.engine.support import Support, content_words, passage_units
 
 VERDICTS = ("verified", "extractive", "not_found")
 QUOTED_LABEL = {
@@ -120,16 +120,15 @@ def extractive_answer(
 
     A chosen sentence that introduces code (ends with ':') brings the code block after it.
     """
-    units = [(pid, pos, u) for pid, p in enumerate(passages, 1) for pos, u in enumerate(passage_sentences(p))]
+    units = [(pid, pos, u, code) for pid, p in enumerate(passages, 1) for pos, (u, code) in enumerate(passage_units(p))]
     if not units:
         return "", []
-    vectors = embedder.embed_batch([u for _, _, u in units])
+    vectors = embedder.embed_batch([u for _, _, u, _ in units])
     similarity = vectors @ embedder.embed(question)
     words = content_words(question)
     scored = []
-    for (pid, pos, unit), sim in zip(units, similarity):
+    for (pid, pos, unit, is_code), sim in zip(units, similarity):
         overlap = len(words & content_words(unit)) / len(words) if words else 0.0
-        is_code = "\n" in unit or unit.startswith(("client", "import", ">>>", "$"))
         scored.append(Extract(pid, pos, unit, round(0.6 * float(sim) + 0.4 * overlap, 3), is_code))
     ranked = sorted((e for e in scored if not e.is_code and len(e.text) > 20), key=lambda e: -e.score)
     chosen = [e for e in ranked[:most] if e.score >= MIN_EXTRACT_SCORE]

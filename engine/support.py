@@ -146,21 +146,26 @@ def combine(similarity: float, overlap: float, ident: float | None, numbers_ok: 
     return score
 
 
-def passage_sentences(text: str) -> list[str]:
-    """A passage's units in order: prose sentences (markup stripped) and whole code blocks.
+def passage_units(text: str) -> list[tuple[str, bool]]:
+    """A passage's units in order, each ``(text, is_code)``: prose sentences (markup stripped) and whole code blocks.
 
-    >>> passage_sentences("## Redirects\\nOff by default. Enable it:\\n```\\nclient.get(url)\\n```")
-    ['Redirects', 'Off by default.', 'Enable it:', 'client.get(url)']
+    >>> passage_units("## Redirects\\nOff by default. Enable it:\\n```\\nclient.get(url)\\n```")
+    [('Redirects', False), ('Off by default.', False), ('Enable it:', False), ('client.get(url)', True)]
     """
-    out: list[str] = []
+    out: list[tuple[str, bool]] = []
     position = 0
     for match in _FENCE_BLOCK.finditer(text):
-        out.extend(_prose_units(text[position : match.start()]))
+        out.extend((u, False) for u in _prose_units(text[position : match.start()]))
         if match.group(2).strip():
-            out.append(match.group(2).strip("\n"))
+            out.append((match.group(2).strip("\n"), True))
         position = match.end()
-    out.extend(_prose_units(text[position:]))
-    return out or [text.strip()]
+    out.extend((u, False) for u in _prose_units(text[position:]))
+    return out or [(text.strip(), False)]
+
+
+def passage_sentences(text: str) -> list[str]:
+    """The texts of ``passage_units``."""
+    return [unit for unit, _ in passage_units(text)]
 
 
 def paragraphs(text: str) -> list[str]:
