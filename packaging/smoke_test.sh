@@ -34,8 +34,8 @@ print("final answer:", data["final_answer"].replace("\n", " ")[:300])
 print("timings:", data["timings"])
 PY
 
-say "repobot gui --screenshot under Xvfb"
-xvfb-run -a -s "-screen 0 1600x1000x24" repobot gui --corpus "$CORPUS" \
+say "repobot gui --screenshot under Xvfb, inside unshare -n too"
+unshare -n xvfb-run -a -s "-screen 0 1600x1000x24" repobot gui --corpus "$CORPUS" \
   --ask "Does httpx follow redirects by default?" --open-source 1 --screenshot "$WORK/gui.png" --quit 2>&1 | grep -v propagateSizeHints || true
 test -s "$WORK/gui.png"
 echo "screenshot: $WORK/gui.png ($(du -h "$WORK/gui.png" | cut -f1))"

@@ -1,6 +1,7 @@
 """No network, hostile documents and broken model files, with the real pipeline."""
 
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -87,3 +88,28 @@ def test_truncated_and_fake_gguf_files_are_refused_with_the_fix(tmp_path):
     text.write_text("hello")
     with pytest.raises(ModelError, match="not a GGUF"):
         LlamaCppLLM(text)
+
+
+def test_corrupt_embedding_model_folder_is_a_clear_error(tmp_path):
+    from repobot.engine.embed import SentenceTransformerEmbedder
+
+    (tmp_path / "config.json").write_text("{ not json")
+    (tmp_path / "model.safetensors").write_bytes(b"\x00" * 100)
+    with pytest.raises(ModelError, match="could not be loaded.*make install"):
+        SentenceTransformerEmbedder(tmp_path)
+    with pytest.raises(ModelError, match="No sentence-transformers model"):
+        SentenceTransformerEmbedder(tmp_path / "missing")
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="unshare is not installed")
+def test_gui_screenshot_inside_a_network_namespace_without_network(docs, tmp_path):
+    if subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode != 0:
+        pytest.skip("unshare -n needs privileges this machine does not give")
+    shot = tmp_path / "window.png"
+    result = subprocess.run(
+        ["unshare", "-n", sys.executable, "-m", "repobot", "gui", "--corpus", str(docs),
+         "--ask", "Does HTTPX follow redirects by default?", "--open-source", "1", "--screenshot", str(shot), "--quit"],
+        capture_output=True, text=True, timeout=600, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert shot.stat().st_size > 10_000

@@ -1,4 +1,5 @@
 import os
+from pathlib import Path
 
 import pytest
 
@@ -30,14 +31,23 @@ def test_bad_files_are_reported_and_good_ones_kept(tmp_path):
     assert "\ufffd" in corpus.documents[2].text
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root can read any file")
-def test_unreadable_file_is_skipped(tmp_path):
+def test_unreadable_file_is_skipped(tmp_path, monkeypatch):
     (tmp_path / "ok.md").write_text("# ok")
     secret = tmp_path / "secret.md"
     secret.write_text("# secret")
     secret.chmod(0)
+    if os.geteuid() == 0:  # root reads anything: make the read fail as it would for a user
+        real = Path.read_bytes
+
+        def denied(self):
+            if self.name == "secret.md":
+                raise PermissionError(13, "Permission denied")
+            return real(self)
+
+        monkeypatch.setattr(Path, "read_bytes", denied)
     corpus = load_corpus(tmp_path)
-    assert "cannot read" in dict(corpus.problems)["secret.md"]
+    assert dict(corpus.problems)["secret.md"] == "skipped: cannot read (Permission denied)"
+    assert [d.source for d in corpus.documents] == ["ok.md"]
 
 
 def test_symlinks_outside_the_folder_and_loops_are_not_followed(tmp_path):
