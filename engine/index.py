@@ -65,25 +65,67 @@ class LexicalIndex(ABC):
 
 
 class Bm25Index(LexicalIndex):
-    """rank-bm25's Okapi BM25 over pre-tokenized chunks."""
+    """Okapi BM25 with rank-bm25's statistics, scored through posting lists.
+
+    rank-bm25 fits the model (IDF with its epsilon floor, document lengths,
+    k1 = 1.5, b = 0.75). Its ``get_scores`` walks every document for every
+    query term in Python, which took 48 ms per query at 20k chunks; here each
+    term's precomputed postings are added with numpy instead, giving the same
+    scores (``tests/unit/test_bm25.py`` compares the two).
+    """
 
     def __init__(self, corpus_tokens: Sequence[Sequence[str]]):
         from rank_bm25 import BM25Okapi
 
         self._size = len(corpus_tokens)
         # rank-bm25 divides by the corpus size; an empty corpus gets one empty document.
-        self._bm25 = BM25Okapi([list(t) or [""] for t in corpus_tokens] or [[""]])
+        self.reference = BM25Okapi([list(t) or [""] for t in corpus_tokens] or [[""]])
+        bm = self.reference
+        doc_len = np.asarray(bm.doc_len, dtype=np.float64)
+        norm = bm.k1 * (1 - bm.b + bm.b * doc_len / bm.avgdl)
+        # postings in one sorted array (CSR layout): term id -> slice of (doc, weight)
+        self._vocab = {term: i for i, term in enumerate(bm.idf)}
+        self._idf = np.fromiter(bm.idf.values(), dtype=np.float64, count=len(bm.idf))
+        counts = [len(f) for f in bm.doc_freqs]
+        docs = np.repeat(np.arange(len(counts)), counts)
+        term_ids = np.fromiter((self._vocab[t] for f in bm.doc_freqs for t in f), dtype=np.int64, count=len(docs))
+        tf = np.fromiter((v for f in bm.doc_freqs for v in f.values()), dtype=np.float64, count=len(docs))
+        order = np.argsort(term_ids, kind="stable")
+        self._docs = docs[order]
+        self._weights = (tf * (bm.k1 + 1) / (tf + norm[docs]))[order]
+        self._start = np.searchsorted(term_ids[order], np.arange(len(self._vocab) + 1))
+
+    def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray, float] | None:
+        i = self._vocab.get(term)
+        if i is None:
+            return None
+        span = slice(self._start[i], self._start[i + 1])
+        return self._docs[span], self._weights[span], self._idf[i]
+
+    def scores(self, tokens: Sequence[str]) -> np.ndarray:
+        """BM25 score of every document (as rank-bm25's ``get_scores``)."""
+        out = np.zeros(len(self.reference.doc_len))
+        for term in tokens:
+            posting = self._posting(term)
+            if posting is not None:
+                out[posting[0]] += posting[2] * posting[1]
+        return out
 
     def search(self, tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
         if not tokens or not self._size:
             return []
         query = list(tokens)
-        scores = self._bm25.get_scores(query)[: self._size]
-        top = np.argsort(-scores, kind="stable")[:k]
-        # A term found in half the chunks of a small corpus has an Okapi IDF of 0 or less;
-        # such chunks still match, so keep any chunk that contains a query term.
-        freqs = self._bm25.doc_freqs
-        return [(int(i), float(scores[i])) for i in top if scores[i] > 0 or any(t in freqs[i] for t in query)]
+        scores = self.scores(query)[: self._size]
+        matched = np.zeros(len(scores), dtype=bool)
+        for term in set(query):
+            posting = self._posting(term)
+            if posting is not None:
+                matched[posting[0][posting[0] < self._size]] = True
+        # A term found in half the chunks of a small corpus has an Okapi IDF of 0;
+        # such chunks still match, so rank every chunk that contains a query term.
+        candidates = np.flatnonzero(matched)
+        top = candidates[np.argsort(-scores[candidates], kind="stable")][:k]
+        return [(int(i), float(scores[i])) for i in top]
 
 
 class FileEntry(NamedTuple):

@@ -1,0 +1,24 @@
+"""The posting-list BM25 gives rank-bm25's scores (the reference implementation)."""
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from repobot.engine.index import Bm25Index
+
+WORDS = st.sampled_from(["redirect", "timeout", "client", "proxy", "http", "follow", "default", "重定", "超时"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(WORDS, max_size=12), min_size=1, max_size=25), st.lists(WORDS, min_size=1, max_size=6))
+def test_scores_match_rank_bm25(corpus, query):
+    index = Bm25Index(corpus)
+    assert np.allclose(index.scores(query), index.reference.get_scores(query))
+
+
+def test_search_ranks_by_score_and_keeps_zero_idf_matches():
+    corpus = [["redirect", "follow"], ["timeout"], ["redirect"], ["proxy"]]
+    index = Bm25Index(corpus)
+    hits = index.search(["redirect"], 5)  # in 2 of 4 documents: IDF 0
+    assert sorted(i for i, _ in hits) == [0, 2]
+    assert index.search(["follow", "redirect"], 5)[0][0] == 0
+    assert index.search(["absent"], 5) == []
