@@ -78,8 +78,6 @@ def verified_text(answer: str, sentences: Sequence[Support]) -> str:
             out.append(s.text)
         elif s.status in ("miscited", "uncited") and s.suggested:
             out.append(_recite(s.text, s.suggested))
-        elif s.is_code:
-            out.append("")
     out.append(answer[position:])
     text = re.sub(r"```[^\n]*\n\s*```", "", "".join(out))
     return re.sub(r"\n{3,}", "\n\n", re.sub(r"[ \t]+\n", "\n", text)).strip()

@@ -49,13 +49,9 @@ def key_terms(question: str) -> list[str]:
     return list(dict.fromkeys(terms + names))
 
 
-def _present(term: str, text: str) -> bool:
-    return term.lower() in text
-
-
 def missing_terms(question: str, passages: Sequence[str]) -> list[str]:
     text = "\n".join(passages).lower()
-    return [t for t in key_terms(question) if not _present(t, text)]
+    return [t for t in key_terms(question) if t.lower() not in text]
 
 
 def gate(question: str, passages: Sequence[str], *, same_language: bool = True) -> GateResult:
@@ -65,8 +61,7 @@ def gate(question: str, passages: Sequence[str], *, same_language: bool = True) 
     missing = missing_terms(question, passages)
     passage_tokens = {t for p in passages for t in tokenize(p)}
     words = [t for t in dict.fromkeys(tokenize(question)) if t not in _QUESTION_WORDS and len(t) > 1]
-    if not same_language:
-        words = []
+    words = words if same_language else []
     absent = [w for w in words if w not in passage_tokens]
     coverage = 1.0 - len(absent) / len(words) if words else 1.0
     if coverage < MIN_COVERAGE:
