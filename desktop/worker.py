@@ -7,6 +7,7 @@ checks at every token or batch, so Stop works while a job is running.
 
 from __future__ import annotations
 
+import os
 import threading
 import traceback
 from pathlib import Path
@@ -45,6 +46,7 @@ class EngineWorker(QObject):
 
     @Slot()
     def load_models(self) -> None:
+        self._yield_to_the_window()
         from repobot.engine.embed import SentenceTransformerEmbedder
         from repobot.engine.generate import LlamaCppLLM
         from repobot.engine.models import resolve_model
@@ -67,6 +69,15 @@ class EngineWorker(QObject):
         self.model = model or None
         self._llm = None
         self.load_models()
+
+    @staticmethod
+    def _yield_to_the_window() -> None:
+        """Run model work at a lower CPU priority than the window (Linux: per thread, inherited by the
+        torch and llama.cpp threads started from here), so the event loop is served first on a busy machine."""
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        except (AttributeError, OSError):
+            pass  # not Linux, or not allowed: the window still works, only less smoothly under load
 
     # -- jobs ------------------------------------------------------------------------
     @Slot(str)
