@@ -16,9 +16,8 @@ import re
 from typing import NamedTuple, Sequence
 
 from repobot.engine.check import FormCheck, citations, is_escape
-from repobot.engine.embed import Embedder
 from repobot.engine.prompt import language
-from repobot.engine.support import Support, content_words, passage_units
+from repobot.engine.support import Support, SupportChecker, content_words
 
 VERDICTS = ("verified", "extractive", "not_found")
 QUOTED_LABEL = {
@@ -112,20 +111,19 @@ class Extract(NamedTuple):
 
 
 def extractive_answer(
-    question: str, passages: Sequence[str], embedder: Embedder, *, lang: str = "en", most: int = 3
+    question: str, checker: SupportChecker, *, lang: str = "en", most: int = 3
 ) -> tuple[str, list[Extract]]:
     """Quote the 1-3 passage units that best answer the question, in document order, each cited.
 
-    A chosen sentence that introduces code (ends with ':') brings the code block after it.
+    Uses the units the support checker already split and embedded. A chosen
+    sentence that introduces code (ends with ':') brings the code block after it.
     """
-    units = [(pid, pos, u, code) for pid, p in enumerate(passages, 1) for pos, (u, code) in enumerate(passage_units(p))]
-    if not units:
+    if not checker.units:
         return "", []
-    vectors = embedder.embed_batch([u for _, _, u, _ in units])
-    similarity = vectors @ embedder.embed(question)
+    similarity = checker.unit_vectors @ checker.embedder.embed(question)
     words = content_words(question)
     scored = []
-    for (pid, pos, unit, is_code), sim in zip(units, similarity):
+    for (pid, pos, unit, is_code), sim in zip(checker.units, similarity):
         overlap = len(words & content_words(unit)) / len(words) if words else 0.0
         scored.append(Extract(pid, pos, unit, round(0.6 * float(sim) + 0.4 * overlap, 3), is_code))
     ranked = sorted((e for e in scored if not e.is_code and len(e.text) > 20), key=lambda e: -e.score)

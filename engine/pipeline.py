@@ -181,6 +181,7 @@ class Pipeline:
         self._llm = llm
         self._n_ctx = n_ctx
         self._index: Index | None = None
+        self.corpus_language = "en"  # set from the documents by build_index
         self.problems: list[Skipped] = []
         self.index_notes: list[str] = []
         self._lock = threading.Lock()
@@ -224,6 +225,8 @@ class Pipeline:
             save_index(index)
         checkpoint.clear()
         self._index = index
+        chunks = index.chunks  # the documents' main language, from a sample of chunks
+        self.corpus_language = detect_language(" ".join(c.text[:400] for c in chunks[:: max(1, len(chunks) // 100)]))
         return report
 
     @property
@@ -231,13 +234,6 @@ class Pipeline:
         if self._index is None:
             self.build_index()
         return self._index
-
-    @property
-    def corpus_language(self) -> str:
-        """The main language of the indexed documents, from a sample of chunks."""
-        chunks = self.index.chunks
-        sample = " ".join(c.text[:400] for c in chunks[:: max(1, len(chunks) // 100)])
-        return detect_language(sample)
 
     # -- retrieve -----------------------------------------------------------------
     def search(self, question: str, *, k: int = 5, mode: str = "hybrid", version: str | None = None,
@@ -314,7 +310,7 @@ class Pipeline:
         elif model_passes(answer.check, answer.sentences):
             answer.verdict, answer.final_answer = "verified", verified_text(model_answer, answer.sentences)
         else:
-            text, _ = extractive_answer(answer.question, passages, self.embedder, lang=answer.language)
+            text, _ = extractive_answer(answer.question, checker, lang=answer.language)
             if text:
                 answer.verdict, answer.final_answer = "extractive", text
             else:

@@ -126,10 +126,11 @@ def overlap_score(sentence: str, passage: str) -> float:
     >>> overlap_score("Redirects are not followed by default [1].", "HTTPX does not follow redirects by default.")
     1.0
     """
-    words = content_words(sentence)
-    if not words:
-        return 0.0
-    return len(words & content_words(passage)) / len(words)
+    return _overlap(content_words(sentence), content_words(passage))
+
+
+def _overlap(words: set[str], passage_words: set[str]) -> float:
+    return len(words & passage_words) / len(words) if words else 0.0
 
 
 def combine(similarity: float, overlap: float, ident: float | None, numbers_ok: bool = True) -> float:
@@ -161,11 +162,6 @@ def passage_units(text: str) -> list[tuple[str, bool]]:
         position = match.end()
     out.extend((u, False) for u in _prose_units(text[position:]))
     return out or [(text.strip(), False)]
-
-
-def passage_sentences(text: str) -> list[str]:
-    """The texts of ``passage_units``."""
-    return [unit for unit, _ in passage_units(text)]
 
 
 def paragraphs(text: str) -> list[str]:
@@ -233,11 +229,18 @@ class SupportChecker:
         self.embedder = embedder
         self.passages = list(passages)
         self.threshold = threshold
-        self._units = [passage_sentences(p) for p in self.passages]
-        flat = [u for units in self._units for u in units]
-        self._flat = flat
-        self._unit_vectors = embedder.embed_batch(flat) if flat else np.zeros((0, embedder.dim), np.float32)
-        self._owner = np.array([i for i, units in enumerate(self._units) for _ in units], dtype=int)
+        # every unit of every passage as (passage id, position, text, is_code), embedded once
+        self.units = [
+            (pid, pos, text, code)
+            for pid, passage in enumerate(self.passages, 1)
+            for pos, (text, code) in enumerate(passage_units(passage))
+        ]
+        texts = [u[2] for u in self.units]
+        self.unit_vectors = embedder.embed_batch(texts) if texts else np.zeros((0, embedder.dim), np.float32)
+        self._owner = np.array([u[0] for u in self.units], dtype=int)
+        self._negated = [negated(t) for t in texts]
+        self._words = [content_words(p) for p in self.passages]
+        self._numbers = [numbers(p) for p in self.passages]
 
     def scores(self, sentence: str) -> dict[int, float]:
         """Support score of every passage for one sentence.
@@ -247,18 +250,18 @@ class SupportChecker:
         """
         clean = CITATION.sub("", sentence).strip()
         vector = self.embedder.embed(clean)
-        sims = self._unit_vectors @ vector if len(self._unit_vectors) else np.zeros(0)
+        sims = self.unit_vectors @ vector if len(self.unit_vectors) else np.zeros(0)
         polarity = negated(clean)
-        wanted = numbers(clean)
+        words, wanted = content_words(clean), numbers(clean)
         out = {}
         for pid, passage in enumerate(self.passages, 1):
-            overlap = overlap_score(clean, passage)
+            overlap = _overlap(words, self._words[pid - 1])
             ident = identifier_score(clean, passage)
-            numbers_ok = wanted <= numbers(passage)
+            numbers_ok = wanted <= self._numbers[pid - 1]
             best = 0.0
-            for unit_id in np.flatnonzero(self._owner == pid - 1):
+            for unit_id in np.flatnonzero(self._owner == pid):
                 score = combine(max(float(sims[unit_id]), 0.0), overlap, ident, numbers_ok)
-                if negated(self._flat[unit_id]) != polarity:
+                if self._negated[unit_id] != polarity:
                     score *= POLARITY_PENALTY  # "follows redirects" against "does not follow redirects"
                 best = max(best, score)
             out[pid] = round(best, 3)
