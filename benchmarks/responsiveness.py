@@ -1,0 +1,80 @@
+"""Window responsiveness: the longest event-loop stall while the real models index and answer.
+
+    QT_QPA_PLATFORM=offscreen python benchmarks/responsiveness.py --json
+
+A 10 ms timer ticks in the window's thread; the longest gap between two ticks is
+how long the window could not repaint or take input. Measured from the moment
+the models are loaded (the torch import before that is reported separately).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import machine, parse_args, show
+
+
+class LoopWatch:
+    """The longest gap between ticks of a 10 ms timer, and how many ticks there were."""
+
+    def __init__(self, QTimer):
+        self.longest, self.ticks = 0.0, 0
+        self._last = time.perf_counter()
+        self.timer = QTimer()
+        self.timer.timeout.connect(self._tick)
+        self.timer.start(10)
+
+    def _tick(self):
+        now = time.perf_counter()
+        self.longest, self.ticks, self._last = max(self.longest, now - self._last), self.ticks + 1, now
+
+    def reset(self) -> float:
+        longest, self.longest = self.longest, 0.0
+        return longest
+
+
+def main() -> int:
+    args = parse_args("httpx", __doc__)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    home = tempfile.mkdtemp(prefix="repobot-resp-")
+    os.environ["REPOBOT_HOME"] = home
+
+    from PySide6.QtCore import QEventLoop
+
+    from repobot.desktop.qt import QApplication, QTimer
+    from repobot.desktop.window import MainWindow
+    from repobot.engine.settings import SettingsStore
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    watch = LoopWatch(QTimer)
+    win = MainWindow(corpus=args.corpus, store=SettingsStore(Path(home) / "settings.json"))
+    result = {"machine": machine()}
+
+    def wait(done):
+        """Run the event loop (as the app does) until done() holds."""
+        loop, poll = QEventLoop(), QTimer()
+        poll.timeout.connect(lambda: done() and loop.quit())
+        poll.start(20)
+        loop.exec()
+        poll.stop()
+
+    win.show()
+    wait(lambda: win.models_ok)
+    result["startup_stall_ms"] = round(watch.reset() * 1000)
+    wait(lambda: not win.busy and win.active in win.indexed)
+    result["indexing_stall_ms"] = round(watch.reset() * 1000)
+    win.ask("Does httpx follow redirects by default?")
+    wait(lambda: bool(win.turns) and not win.busy)
+    result["answering_stall_ms"] = round(watch.reset() * 1000)
+    result["ticks"] = watch.ticks
+    win.close()
+    show(result, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
