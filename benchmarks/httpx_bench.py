@@ -46,7 +46,7 @@ def main() -> int:
     report = pipe.build_index()
     index_s = time.perf_counter() - t
     chunks = len(pipe.index.chunks)
-    over = sum(embedder.count_tokens(embedding_text(c)) > embedder.max_tokens for c in pipe.index.chunks)
+    over = sum(embedder.count_pieces(embedding_text(c)) + 2 > embedder.max_pieces for c in pipe.index.chunks)
 
     pipe.search(QUESTIONS[0])  # warm-up: builds the BM25 and FAISS searchers
     times = []
@@ -65,6 +65,7 @@ def main() -> int:
 
     result = {
         "machine": machine(),
+        "embedder": embedder.name,
         "files": len(pipe.index.files),
         "chunks": chunks,
         "chunks_over_256_pieces": over,

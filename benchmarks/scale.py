@@ -46,18 +46,18 @@ def main() -> int:
     corpus = work / "docs"
     shutil.copytree(args.corpus, corpus)
 
-    from repobot.engine.embed import SentenceTransformerEmbedder
+    from repobot.engine.embed import load_embedder
     from repobot.engine.index import embedding_text, load_index
     from repobot.engine.pipeline import Pipeline
     from repobot.engine.retrieve import retrieve
 
-    embedder = SentenceTransformerEmbedder()
+    embedder = load_embedder()
     pipe = Pipeline(corpus, embedder=embedder)
     t = time.perf_counter()
     report = pipe.build_index()
     index_s = time.perf_counter() - t
     chunks = len(pipe.index.chunks)
-    over = sum(embedder.count_tokens(embedding_text(c)) > embedder.max_tokens for c in pipe.index.chunks)
+    over = sum(embedder.count_pieces(embedding_text(c)) + 2 > embedder.max_pieces for c in pipe.index.chunks)
 
     touched = corpus / sorted(pipe.index.files)[len(pipe.index.files) // 2]
     touched.write_text(touched.read_text(encoding="utf-8") + "\n\nOne more paragraph.\n", encoding="utf-8")
@@ -79,6 +79,7 @@ def main() -> int:
 
     result = {
         "machine": machine(),
+        "embedder": embedder.name,
         "files": len(index.files),
         "chunks": chunks,
         "chunks_over_256_pieces": over,

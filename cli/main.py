@@ -119,8 +119,8 @@ def cmd_index(args) -> int:
     problems = [{"source": p.source, "problem": p.reason} for p in pipe.problems]
     if args.json:
         print(json.dumps({
-            "corpus": str(pipe.corpus), "files": len(pipe.index.files), "chunks": len(pipe.index.chunks),
-            "seconds": round(report.seconds, 2), "added": report.added, "updated": report.updated,
+            "corpus": str(pipe.corpus), "embedder": pipe.index.embedder,
+            "files": len(pipe.index.files), "chunks": len(pipe.index.chunks), "seconds": round(report.seconds, 2), "added": report.added, "updated": report.updated,
             "removed": report.removed, "unchanged": len(report.unchanged), "embedded_chunks": report.embedded_chunks,
             "problems": problems, "notes": pipe.index_notes,
         }, ensure_ascii=False, indent=2))
@@ -132,7 +132,7 @@ def cmd_index(args) -> int:
     print(
         f"{len(pipe.index.files)} files, {len(pipe.index.chunks)} chunks, {report.seconds:.1f} s "
         f"(added {len(report.added)}, updated {len(report.updated)}, removed {len(report.removed)}, "
-        f"unchanged {len(report.unchanged)}; embedded {report.embedded_chunks} chunks)"
+        f"unchanged {len(report.unchanged)}; embedded {report.embedded_chunks} chunks with {pipe.index.embedder})"
     )
     return 0
 

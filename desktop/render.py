@@ -17,6 +17,8 @@ from typing import Sequence
 
 from markdown_it import MarkdownIt
 
+from repobot.engine.chunk import heading_title
+
 STATUS_STYLE = {
     "supported": ("#1a7f37", "✓"),
     "miscited": ("#9a6700", "↺"),
@@ -175,11 +177,11 @@ def _render_with_anchors(tokens) -> str:
 def heading_lines(text: str) -> list[tuple[int, int, str]]:
     """(level, line, title) of every heading, for the file tree.
 
-    >>> heading_lines("# A\\n```\\n# not\\n```\\n## B")
+    >>> heading_lines("# A\\n```\\n# not\\n```\\n## B { #b }")
     [(1, 1, 'A'), (2, 5, 'B')]
     """
     return [
-        (int(t.tag[1]), t.map[0] + 1, tokens[i + 1].content)
+        (int(t.tag[1]), t.map[0] + 1, heading_title(tokens[i + 1].content))
         for tokens in [_MD.parse(text)]
         for i, t in enumerate(tokens)
         if t.type == "heading_open"

@@ -47,14 +47,14 @@ class EngineWorker(QObject):
     @Slot()
     def load_models(self) -> None:
         self._yield_to_the_window()
-        from repobot.engine.embed import SentenceTransformerEmbedder
+        from repobot.engine.embed import load_embedder
         from repobot.engine.generate import LlamaCppLLM
         from repobot.engine.models import resolve_model
 
         try:
             self.status.emit("Loading the embedding model…")
             if self._embedder is None:
-                self._embedder = SentenceTransformerEmbedder()
+                self._embedder = load_embedder()
             self.status.emit("Loading the language model…")
             self._llm = self._given_llm or LlamaCppLLM(resolve_model(self.model))
             self._pipelines.clear()  # rebuilt on demand around the new models (indexes reload from disk)

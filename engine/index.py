@@ -22,7 +22,7 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from repobot.engine.chunk import Chunk, chunk_markdown
+from repobot.engine.chunk import Chunk, chunk_markdown, piece_budget
 from repobot.engine.config import data_dir
 from repobot.engine.embed import Embedder
 from repobot.engine.errors import Cancelled, IndexStoreError
@@ -30,7 +30,7 @@ from repobot.engine.files import fsync_dir, sha256_file, write_text_atomic
 from repobot.engine.load import Corpus
 from repobot.engine.tokens import tokenize
 
-FORMAT = 1  # bump when chunking, tokens or the store layout change: old stores are rebuilt
+FORMAT = 2  # bump when chunking, tokens or the store layout change: old stores are rebuilt
 Progress = Callable[[str, int, int], None]
 
 
@@ -234,6 +234,7 @@ def update_index(
             old_by_sha[entry.sha] = (previous.chunks[span], previous.tokens[span], previous.vectors[span])
     old_files = previous.files if previous is not None else {}
 
+    budget = piece_budget(embedder.count_pieces, embedder.max_pieces)  # every chunk fits the embedder's window
     chunks: list[Chunk] = []
     tokens: list[list[str]] = []
     files: dict[str, FileEntry] = {}
@@ -251,7 +252,7 @@ def update_index(
             tokens.extend(reused[1])
             known[sha] = reused[2]
         else:
-            doc_chunks = chunk_markdown(doc.source, doc.text)
+            doc_chunks = chunk_markdown(doc.source, doc.text, budget)
             tokens.extend(tokenize(embedding_text(c)) for c in doc_chunks)
             saved = checkpoint.get(sha, len(doc_chunks), embedder.dim) if checkpoint else None
             if saved is not None:

@@ -30,7 +30,7 @@ from repobot.engine.answer import (
     cited_ids,
 )
 from repobot.engine.check import FormCheck, check_citations
-from repobot.engine.embed import Embedder, SentenceTransformerEmbedder
+from repobot.engine.embed import Embedder, load_embedder
 from repobot.engine.errors import IndexStoreError, RepoBotError
 from repobot.engine.gate import GateResult, gate
 from repobot.engine.generate import LLM, Generation, LlamaCppLLM
@@ -190,7 +190,7 @@ class Pipeline:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = SentenceTransformerEmbedder()
+            self._embedder = load_embedder()
         return self._embedder
 
     @property

@@ -70,9 +70,10 @@ def fake_embedder() -> FakeEmbedder:
 
 @pytest.fixture(scope="session")
 def embedder():
-    from repobot.engine.embed import SentenceTransformerEmbedder
+    """The default embedder, as the app runs it (int8 ONNX unless REPOBOT_EMBEDDER says otherwise)."""
+    from repobot.engine.embed import load_embedder
 
-    return SentenceTransformerEmbedder()
+    return load_embedder()
 
 
 @pytest.fixture(scope="session")

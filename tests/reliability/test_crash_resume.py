@@ -36,7 +36,7 @@ def test_kill_during_indexing_keeps_the_old_index_and_resumes(tmp_path, monkeypa
     write_corpus(corpus, 5)
     first = index(corpus, env)
     assert first.returncode == 0, first.stderr
-    write_corpus(corpus, 80, start=5)  # 800 new chunks: several checkpoint groups
+    write_corpus(corpus, 160, start=5)  # 1,600 new chunks: several checkpoint groups
 
     partial = store_dir(corpus) / "partial"
     proc = subprocess.Popen([sys.executable, "-m", "repobot", "index", "--corpus", str(corpus), "--json"],
@@ -56,7 +56,7 @@ def test_kill_during_indexing_keeps_the_old_index_and_resumes(tmp_path, monkeypa
     second = index(corpus, env)
     assert second.returncode == 0, second.stderr
     report = json.loads(second.stdout)
-    assert report["files"] == 85
+    assert report["files"] == 165
     assert report["embedded_chunks"] <= report["chunks"] - 10 * done_before_kill  # resumed, not restarted
-    assert len(load_index(corpus).files) == 85
+    assert len(load_index(corpus).files) == 165
     assert not partial.exists()

@@ -94,11 +94,29 @@ def test_corrupt_embedding_model_folder_is_a_clear_error(tmp_path):
     from repobot.engine.embed import SentenceTransformerEmbedder
 
     (tmp_path / "config.json").write_text("{ not json")
+    (tmp_path / "tokenizer.json").write_text("{ not json")
     (tmp_path / "model.safetensors").write_bytes(b"\x00" * 100)
     with pytest.raises(ModelError, match="could not be loaded.*make install"):
         SentenceTransformerEmbedder(tmp_path)
     with pytest.raises(ModelError, match="No sentence-transformers model"):
         SentenceTransformerEmbedder(tmp_path / "missing")
+
+
+def test_corrupt_onnx_embedding_model_is_a_clear_error(tmp_path):
+    from repobot.engine.embed import OnnxEmbedder
+
+    broken = tmp_path / "m.int8.onnx"
+    broken.write_bytes(b"\x08\x07 not a model")
+    with pytest.raises(ModelError, match="could not be loaded.*make install.*REPOBOT_EMBEDDER=torch"):
+        OnnxEmbedder(broken)
+
+
+def test_unknown_embedder_kind_says_which_are_known(monkeypatch):
+    from repobot.engine.embed import load_embedder
+
+    monkeypatch.setenv("REPOBOT_EMBEDDER", "gpu")
+    with pytest.raises(ModelError, match="int8, onnx, torch"):
+        load_embedder()
 
 
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="unshare is not installed")
