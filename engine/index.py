@@ -15,7 +15,7 @@ import os
 import shutil
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Callable, NamedTuple, Sequence
@@ -30,7 +30,8 @@ from repobot.engine.files import fsync_dir, sha256_file, write_text_atomic
 from repobot.engine.load import Corpus
 from repobot.engine.tokens import tokenize
 
-FORMAT = 2  # bump when chunking, tokens or the store layout change: old stores are rebuilt
+STORE_FILES = ("vectors.npy", "chunks.jsonl", "bm25.npz")
+FORMAT = 3  # bump when chunking, tokens or the store layout change: old stores are rebuilt
 Progress = Callable[[str, int, int], None]
 
 
@@ -71,7 +72,8 @@ class Bm25Index(LexicalIndex):
     k1 = 1.5, b = 0.75). Its ``get_scores`` walks every document for every
     query term in Python, which took 48 ms per query at 20k chunks; here each
     term's precomputed postings are added with numpy instead, giving the same
-    scores (``tests/unit/test_bm25.py`` compares the two).
+    scores (``tests/unit/test_bm25.py`` compares the two). The postings are
+    saved with the index (``state``/``from_state``), so loading skips the fit.
     """
 
     def __init__(self, corpus_tokens: Sequence[Sequence[str]]):
@@ -81,6 +83,7 @@ class Bm25Index(LexicalIndex):
         # rank-bm25 divides by the corpus size; an empty corpus gets one empty document.
         self.reference = BM25Okapi([list(t) or [""] for t in corpus_tokens] or [[""]])
         bm = self.reference
+        self._n_docs = len(bm.doc_len)
         doc_len = np.asarray(bm.doc_len, dtype=np.float64)
         norm = bm.k1 * (1 - bm.b + bm.b * doc_len / bm.avgdl)
         # postings in one sorted array (CSR layout): term id -> slice of (doc, weight)
@@ -91,9 +94,41 @@ class Bm25Index(LexicalIndex):
         term_ids = np.fromiter((self._vocab[t] for f in bm.doc_freqs for t in f), dtype=np.int64, count=len(docs))
         tf = np.fromiter((v for f in bm.doc_freqs for v in f.values()), dtype=np.float64, count=len(docs))
         order = np.argsort(term_ids, kind="stable")
-        self._docs = docs[order]
+        self._docs = docs[order].astype(np.int32)
         self._weights = (tf * (bm.k1 + 1) / (tf + norm[docs]))[order]
         self._start = np.searchsorted(term_ids[order], np.arange(len(self._vocab) + 1))
+
+    def state(self) -> dict[str, np.ndarray]:
+        """The fitted postings as plain arrays (the vocabulary as NUL-separated UTF-8), for np.savez."""
+        vocab = "\0".join(self._vocab).encode("utf-8")
+        return {
+            "vocab": np.frombuffer(vocab, dtype=np.uint8), "idf": self._idf, "docs": self._docs,
+            "weights": self._weights, "start": self._start, "sizes": np.array([self._size, self._n_docs]),
+        }
+
+    @classmethod
+    def from_state(cls, state) -> "Bm25Index":
+        """The index ``state`` describes, without fitting again (``reference`` is then None).
+
+        >>> saved = Bm25Index([["follow", "redirects"], ["timeout"]])
+        >>> loaded = Bm25Index.from_state(saved.state())
+        >>> loaded.search(["timeout"], 2) == saved.search(["timeout"], 2)
+        True
+        """
+        self = cls.__new__(cls)
+        self.reference = None
+        words = bytes(state["vocab"]).decode("utf-8")
+        idf = np.asarray(state["idf"])
+        self._vocab = {term: i for i, term in enumerate(words.split("\0"))} if len(idf) else {}
+        if len(self._vocab) != len(idf):
+            raise ValueError("the BM25 vocabulary does not match its IDF table")
+        self._idf, self._docs, self._weights = idf, np.asarray(state["docs"]), np.asarray(state["weights"])
+        self._start = np.asarray(state["start"])
+        self._size, self._n_docs = (int(v) for v in state["sizes"])
+        return self
+
+    def __len__(self) -> int:
+        return self._size
 
     def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray, float] | None:
         i = self._vocab.get(term)
@@ -104,7 +139,7 @@ class Bm25Index(LexicalIndex):
 
     def scores(self, tokens: Sequence[str]) -> np.ndarray:
         """BM25 score of every document (as rank-bm25's ``get_scores``)."""
-        out = np.zeros(len(self.reference.doc_len))
+        out = np.zeros(self._n_docs)
         for term in tokens:
             posting = self._posting(term)
             if posting is not None:
@@ -149,9 +184,13 @@ class Index:
     def dense(self) -> VectorIndex:
         return FaissIndex(self.vectors)
 
-    @cached_property
+    bm25: Bm25Index | None = field(default=None, repr=False)  # fitted postings, when loaded from disk
+
+    @property
     def lexical(self) -> LexicalIndex:
-        return Bm25Index(self.tokens)
+        if self.bm25 is None:
+            self.bm25 = Bm25Index(self.tokens)
+        return self.bm25
 
 
 class UpdateReport(NamedTuple):
@@ -335,6 +374,8 @@ def save_index(index: Index, folder: Path | None = None) -> Path:
     with open(tmp / "chunks.jsonl", "w", encoding="utf-8") as fh:
         for chunk, toks in zip(index.chunks, index.tokens):
             fh.write(json.dumps([*chunk, toks], ensure_ascii=False) + "\n")
+    with open(tmp / "bm25.npz", "wb") as fh:  # the fitted postings: loading skips the BM25 fit
+        np.savez(fh, **index.lexical.state())
     meta = {
         "format": FORMAT,
         "root": str(index.root),
@@ -342,7 +383,7 @@ def save_index(index: Index, folder: Path | None = None) -> Path:
         "dim": int(index.vectors.shape[1]) if index.vectors.ndim == 2 else 0,
         "chunks": len(index.chunks),
         "files": {k: list(v) for k, v in index.files.items()},
-        "sha256": {name: sha256_file(tmp / name) for name in ("vectors.npy", "chunks.jsonl")},
+        "sha256": {name: sha256_file(tmp / name) for name in STORE_FILES},
     }
     write_text_atomic(tmp / "meta.json", json.dumps(meta, ensure_ascii=False))
     fsync_dir(tmp)
@@ -379,6 +420,10 @@ def load_index(root: Path, folder: Path | None = None) -> Index | None:
         files = {k: FileEntry(*v) for k, v in meta["files"].items()}
         if len(chunks) != meta["chunks"] or vectors.shape[0] != len(chunks):
             raise ValueError("chunk count does not match the vectors")
+        with np.load(generation / "bm25.npz", allow_pickle=False) as saved:
+            bm25 = Bm25Index.from_state(saved)
+        if len(bm25) != len(chunks):
+            raise ValueError("the BM25 postings do not match the chunks")
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise IndexStoreError(f"The saved index in {generation} is damaged ({err}); it will be rebuilt.") from err
-    return Index(Path(meta["root"]), meta["embedder"], chunks, tokens, vectors, files)
+    return Index(Path(meta["root"]), meta["embedder"], chunks, tokens, vectors, files, bm25)

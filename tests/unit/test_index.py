@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from repobot.engine.errors import Cancelled, IndexStoreError
-from repobot.engine.index import load_index, save_index, store_dir, update_index
+from repobot.engine.index import Bm25Index, load_index, save_index, store_dir, update_index
 from repobot.engine.load import load_corpus
 from repobot.engine.retrieve import retrieve
 
@@ -30,13 +30,23 @@ def test_incremental_edit_delete_rename(docs, fake_embedder):
     assert {c.source for c in third.chunks} == {"moved.md", "timeouts.md"}
 
 
-def test_corrupt_store_is_detected(docs, fake_embedder):
+@pytest.mark.parametrize("name", ["vectors.npy", "chunks.jsonl", "bm25.npz"])
+def test_corrupt_store_is_detected(docs, fake_embedder, name):
     index, _ = update_index(load_corpus(docs), fake_embedder)
     generation = save_index(index)
-    with open(generation / "vectors.npy", "r+b") as fh:
+    with open(generation / name, "r+b") as fh:
         fh.truncate(100)
     with pytest.raises(IndexStoreError, match="damaged"):
         load_index(docs)
+
+
+def test_saved_postings_search_like_a_fresh_fit(docs, fake_embedder):
+    index, _ = update_index(load_corpus(docs), fake_embedder)
+    save_index(index)
+    loaded = load_index(docs)
+    assert loaded.bm25 is not None and loaded.bm25.reference is None  # not fitted again
+    for query in (["redirects"], ["follow_redirects", "enable"], ["timeout", "absent"]):
+        assert loaded.lexical.search(query, 5) == Bm25Index(index.tokens).search(query, 5)
 
 
 def test_cancel_leaves_the_saved_index_alone(docs, fake_embedder):
