@@ -14,7 +14,7 @@ mkdir -p "$BUILD" "$WHEELS" dist
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "default model (sha256-checked) into models/"
+step "default models into models/ (the GGUF, sha256-checked, and the int8 ONNX embedding graph)"
 make install >/dev/null
 
 step "clean build venv"

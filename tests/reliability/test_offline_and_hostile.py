@@ -90,6 +90,18 @@ def test_truncated_and_fake_gguf_files_are_refused_with_the_fix(tmp_path):
         LlamaCppLLM(text)
 
 
+def test_a_gguf_without_chat_template_falls_back_to_chatml(tmp_path):
+    data = default_model_path().read_bytes()
+    key = b"tokenizer.chat_template"
+    assert data.count(key) == 1
+    bare = tmp_path / "no-template.gguf"  # renaming the key (same length) removes the template, layout intact
+    bare.write_bytes(data.replace(key, b"tokenizer.xhat_template"))
+    llm = LlamaCppLLM(bare)
+    assert not llm.has_chat_template and llm._llama.chat_format == "chatml"
+    reply = "".join(llm.stream_chat([{"role": "user", "content": "Say hello."}], max_tokens=12))
+    assert reply.strip()
+
+
 def test_corrupt_embedding_model_folder_is_a_clear_error(tmp_path):
     from repobot.engine.embed import SentenceTransformerEmbedder
 
