@@ -211,7 +211,7 @@ def _join(current: list[tuple[int, str]], piece: list[tuple[int, str]]) -> list[
 
 
 def _heading_cost(heading: str, budget: Budget) -> int:
-    """What the heading path adds to a chunk's embedded text (``heading\ntext``)."""
+    """What the heading path adds to a chunk's embedded text (the heading, a newline, the text)."""
     return budget.measure(heading) + 1 if heading else 0
 
 

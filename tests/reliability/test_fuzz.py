@@ -3,7 +3,9 @@
 from hypothesis import given, settings, strategies as st
 
 from repobot.engine.check import check_citations
-from repobot.engine.chunk import chunk_markdown
+from repobot.engine.chunk import chunk_markdown, piece_budget
+from repobot.engine.embed import estimate_pieces
+from repobot.engine.index import embedding_text
 
 LINE = st.one_of(
     st.text(max_size=80),
@@ -22,6 +24,21 @@ def test_chunks_lie_inside_the_file_and_cover_every_non_empty_line(text):
     for c in chunks:
         assert 1 <= c.start <= c.end <= len(lines)
         covered.update(range(c.start, c.end + 1))
+    assert {n for n, line in enumerate(lines, 1) if line.strip()} <= covered
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LINE, max_size=120).map("\n".join), st.sampled_from([16, 32, 64]))
+def test_chunks_fit_a_small_window_unless_they_are_code(text, window):
+    budget = piece_budget(estimate_pieces, window)
+    lines = text.splitlines()
+    has_fence = any(line.lstrip().startswith(("```", "~~~")) for line in lines)
+    covered = set()
+    for c in chunk_markdown("f.md", text, budget):
+        assert 1 <= c.start <= c.end <= len(lines)
+        covered.update(range(c.start, c.end + 1))
+        if not has_fence and estimate_pieces(c.heading) < window // 2:
+            assert estimate_pieces(embedding_text(c)) + 2 <= window, c
     assert {n for n, line in enumerate(lines, 1) if line.strip()} <= covered
 
 
