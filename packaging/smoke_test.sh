@@ -35,8 +35,12 @@ print("timings:", data["timings"])
 PY
 
 say "repobot gui --screenshot under Xvfb, inside unshare -n too"
+status=0
 unshare -n xvfb-run -a -s "-screen 0 1600x1000x24" repobot gui --corpus "$CORPUS" \
-  --ask "Does httpx follow redirects by default?" --open-source 1 --screenshot "$WORK/gui.png" --quit 2>&1 | grep -v propagateSizeHints || true
+  --ask "Does httpx follow redirects by default?" --open-source 1 --screenshot "$WORK/gui.png" --quit \
+  > "$WORK/gui.log" 2>&1 || status=$?
+grep -v propagateSizeHints "$WORK/gui.log" || true
+[ "$status" -eq 0 ] || { echo "the window exited with status $status"; exit 1; }
 test -s "$WORK/gui.png"
 echo "screenshot: $WORK/gui.png ($(du -h "$WORK/gui.png" | cut -f1))"
 
