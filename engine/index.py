@@ -179,12 +179,11 @@ class Index:
     tokens: list[list[str]]
     vectors: np.ndarray
     files: dict[str, FileEntry]
+    bm25: Bm25Index | None = field(default=None, repr=False)  # fitted postings, when loaded from disk
 
     @cached_property
     def dense(self) -> VectorIndex:
         return FaissIndex(self.vectors)
-
-    bm25: Bm25Index | None = field(default=None, repr=False)  # fitted postings, when loaded from disk
 
     @property
     def lexical(self) -> LexicalIndex:
