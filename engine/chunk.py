@@ -194,7 +194,7 @@ def _pieces(paragraph: list[tuple[int, str]], limit: int, budget: Budget) -> lis
     return [(piece, _size(piece, budget.measure)) for piece in _slice(paragraph, cap, budget.measure)]
 
 
-def _size(lines: list[tuple[int, str]], measure: Callable[[str], int] = len) -> int:
+def _size(lines: list[tuple[int, str]], measure: Callable[[str], int]) -> int:
     return measure("\n".join(line for _, line in lines)) + 1
 
 

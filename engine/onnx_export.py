@@ -12,10 +12,13 @@ the file, or exports it into the user's models folder if it is missing.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import shutil
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 from repobot.engine.config import bundled_models_dir, force_offline, user_models_dir
@@ -96,24 +99,17 @@ def export_onnx(model_dir: Path, target: Path, int8: bool = False) -> Path:
     return target
 
 
-class _quiet:
+@contextlib.contextmanager
+def _quiet():
     """Silence the exporters' deprecation and advice messages (logging and warnings)."""
-
-    def __enter__(self):
-        import logging
-        import warnings
-
-        self._warnings = warnings.catch_warnings()
-        self._warnings.__enter__()
-        warnings.simplefilter("ignore")
-        self._level = logging.root.level
-        logging.root.setLevel(logging.ERROR)
-
-    def __exit__(self, *exc):
-        import logging
-
-        logging.root.setLevel(self._level)
-        self._warnings.__exit__(*exc)
+    level = logging.root.level
+    logging.root.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logging.root.setLevel(level)
 
 
 def main(argv: list[str] | None = None) -> int:
