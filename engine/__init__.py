@@ -4,6 +4,6 @@ Never imports Qt. Importing it switches Hugging Face libraries to offline mode,
 so nothing in the process can reach a model hub.
 """
 
-from repobot.engine import config as _config
+from . import config as _config
 
 _config.force_offline()

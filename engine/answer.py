@@ -1,13 +1,16 @@
-"""Answer: turn the checked model answer into what the user is shown.
+"""Answer: choose what the user is shown from the checked model answer.
 
-- ``verified``: the model's answer passed; only sentences a passage supports are
-  shown, miscited sentences get the passage that supports them.
-- ``extractive``: the model's answer failed; 1-3 sentences or code blocks that
-  best answer the question are quoted from the passages, each with its [n].
+- ``verified``: the model's own answer, keeping only sentences a passage
+  supports. A sentence the model left uncited, or cited wrongly, is shown with
+  the passage that supports it, marked as cited by the checker.
+- ``extractive``: the model's answer failed; the 1-3 passage sentences (and the
+  code they introduce) that best answer the question are quoted, each with its [n].
 - ``not_found``: the passages do not cover the question; the fixed phrase.
 
->>> sources_line([(1, "compatibility.md"), (3, "quickstart.md")])
-'Sources: [1] compatibility.md  [3] quickstart.md'
+>>> s = Support("Off by default.", [], "uncited", {1: 0.9}, 1, "")
+>>> choice = verified([s], "Off by default.")
+>>> choice.text, choice.sentences[0].cited_by
+('Off by default [1].', 'checker')
 """
 
 from __future__ import annotations
@@ -15,40 +18,41 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Sequence
 
-from repobot.engine.check import FormCheck, citations, is_escape
-from repobot.engine.prompt import language
-from repobot.engine.support import Support, SupportChecker, content_words
+from .check import is_escape
+from .languages import language
+from .support import Support, Unit, shown_citations
+from .text import cite
 
-VERDICTS = ("verified", "extractive", "not_found")
-QUOTED_LABEL = {
-    "en": "Quoted from the documents:",
-    "zh": "以下内容摘自文档：",
-    "fr": "Extraits des documents :",
-}
-MISSING_LABEL = {
-    "en": "Not in the retrieved passages: {terms}",
-    "zh": "检索到的片段里没有：{terms}",
-    "fr": "Absent des passages trouvés : {terms}",
-}
-MIN_EXTRACT_SCORE = 0.3
+MIN_EXTRACT_SCORE = 0.3  # a quote must be at least this relevant to the question
+QUOTES = 3
 
 
-def sources_line(sources: Sequence[tuple[int, str]], label: str = "Sources") -> str:
-    return f"{label}: " + "  ".join(f"[{i}] {s}" for i, s in sources)
+class Choice(NamedTuple):
+    verdict: str  # verified, extractive or not_found
+    text: str  # the final answer shown
+    sentences: list[Support]  # the shown sentences, each with its final citations
 
 
-def model_passes(check: FormCheck, sentences: Sequence[Support]) -> bool:
-    """The model's answer is kept when it invents no id, cites something, and half its claims hold.
+def claims(sentences: Sequence[Support]) -> list[Support]:
+    return [s for s in sentences if s.status != "exempt"]
 
-    >>> s = Support("x [1].", [1], "supported", {1: 0.9}, None, "")
-    >>> model_passes(FormCheck([1], [], []), [s]), model_passes(FormCheck([1, 9], [9], []), [s])
-    (True, False)
+
+def is_backed(s: Support) -> bool:
+    """Supported by a passage, whoever cited it (the model, or the checker's attribution)."""
+    return s.status in ("supported", "miscited", "uncited")
+
+
+def model_passes(sentences: Sequence[Support]) -> bool:
+    """The model's answer is shown when at least half its claims (and at least one) are backed by a passage.
+
+    >>> ok = Support("x [1].", [1], "supported", {1: 0.9}, None, "")
+    >>> bad = Support("y [1].", [1], "unsupported", {1: 0.1}, None, "")
+    >>> model_passes([ok]), model_passes([ok, bad]), model_passes([ok, bad, bad])
+    (True, True, False)
     """
-    if check.invalid or not check.cited:
-        return False
-    claims = [s for s in sentences if s.status != "exempt"]
-    supported = sum(s.status == "supported" for s in claims)
-    return supported > 0 and supported * 2 >= len(claims)
+    made = claims(sentences)
+    backed = sum(is_backed(s) for s in made)
+    return backed > 0 and backed * 2 >= len(made)
 
 
 def said_not_found(sentences: Sequence[Support]) -> bool:
@@ -56,16 +60,21 @@ def said_not_found(sentences: Sequence[Support]) -> bool:
     return bool(sentences) and all(s.status == "exempt" for s in sentences) and any(is_escape(s.text) for s in sentences)
 
 
-def verified_text(answer: str, sentences: Sequence[Support]) -> str:
-    """The model's answer keeping only supported claims, with citations corrected.
+def shown_sentence(s: Support) -> Support | None:
+    """A model sentence as it is shown: backed ones with their final ids, the rest dropped."""
+    if s.status == "exempt":
+        return s._replace(cited_by="model" if s.cited else None)
+    if not is_backed(s):
+        return None
+    if s.is_code:
+        return s._replace(cited_by="checker")
+    ids, by = shown_citations(s)
+    return s._replace(text=cite(s.text, ids), cited=ids, cited_by=by)
 
-    >>> a = "Off by default [2]. Made up claim [1]."
-    >>> ok = Support("Off by default [2].", [2], "miscited", {1: 0.9}, 1, "")
-    >>> bad = Support("Made up claim [1].", [1], "unsupported", {}, None, "")
-    >>> verified_text(a, [ok, bad])
-    'Off by default [1].'
-    """
-    out, position = [], 0
+
+def verified(sentences: Sequence[Support], answer: str) -> Choice:
+    """The model's answer with only backed claims, citations corrected or added where the checker found them."""
+    out, shown, position = [], [], 0
     for s in sentences:
         found = _locate(answer, s.text, position)
         if found is None:
@@ -73,13 +82,14 @@ def verified_text(answer: str, sentences: Sequence[Support]) -> str:
         start, end = found
         out.append(answer[position:start])
         position = end
-        if s.status in ("supported", "exempt"):
-            out.append(s.text)
-        elif s.status in ("miscited", "uncited") and s.suggested:
-            out.append(_recite(s.text, s.suggested))
+        kept = shown_sentence(s)
+        if kept is not None:
+            out.append(kept.text)
+            shown.append(kept)
     out.append(answer[position:])
-    text = re.sub(r"```[^\n]*\n\s*```", "", "".join(out))
-    return re.sub(r"\n{3,}", "\n\n", re.sub(r"[ \t]+\n", "\n", text)).strip()
+    text = re.sub(r"(```|~~~)[^\n]*\n\s*\1", "", "".join(out))  # code blocks emptied by unsupported code
+    text = re.sub(r"\n{3,}", "\n\n", re.sub(r"[ \t]+\n", "\n", text)).strip()
+    return Choice("verified", text, shown)
 
 
 def _locate(text: str, piece: str, start: int) -> tuple[int, int] | None:
@@ -88,70 +98,44 @@ def _locate(text: str, piece: str, start: int) -> tuple[int, int] | None:
     >>> _locate("One [1].\\nTwo wraps\\nhere [2].", "Two wraps here [2].", 0)
     (9, 28)
     """
-    pattern = r"\s+".join(re.escape(word) for word in piece.split())
-    match = re.compile(pattern).search(text, start)
+    pattern = r"\s*".join(re.escape(word) for word in piece.split())
+    match = re.compile(pattern).search(text, start) if pattern else None
     return (match.start(), match.end()) if match else None
 
 
-def _recite(sentence: str, pid: int) -> str:
-    """Replace a sentence's citations with [pid] (placed before its final punctuation)."""
-    bare = re.sub(r"\s*\[\d+\]", "", sentence).rstrip()
-    match = re.search(r"[。！？.!?]$", bare)
-    if match:
-        return f"{bare[:-1]} [{pid}]{bare[-1]}"
-    return f"{bare} [{pid}]"
+def extractive(ranked: Sequence[tuple[Unit, float]], lang: str, *, most: int = QUOTES) -> Choice | None:
+    """Quote the best passage sentences (ranked by relevance to the question), in document order, each cited.
 
-
-class Extract(NamedTuple):
-    pid: int
-    position: int
-    text: str
-    score: float
-    is_code: bool
-
-
-def extractive_answer(
-    question: str, checker: SupportChecker, *, lang: str = "en", most: int = 3
-) -> tuple[str, list[Extract]]:
-    """Quote the 1-3 passage units that best answer the question, in document order, each cited.
-
-    Uses the units the support checker already split and embedded. A chosen
-    sentence that introduces code (ends with ':') brings the code block after it.
+    A chosen sentence that introduces code (ends with ':') brings the code block after it.
     """
-    if not checker.units:
-        return "", []
-    similarity = checker.unit_vectors @ checker.embedder.embed(question)
-    words = content_words(question)
-    scored = []
-    for (pid, pos, unit, is_code), sim in zip(checker.units, similarity):
-        overlap = len(words & content_words(unit)) / len(words) if words else 0.0
-        scored.append(Extract(pid, pos, unit, round(0.6 * float(sim) + 0.4 * overlap, 3), is_code))
-    ranked = sorted((e for e in scored if not e.is_code and len(e.text) > 20), key=lambda e: -e.score)
-    chosen = [e for e in ranked[:most] if e.score >= MIN_EXTRACT_SCORE]
+    prose = [(u, score) for u, score in ranked if not u.is_code and len(u.text) > 20]
+    chosen = [u for u, score in prose[:most] if score >= MIN_EXTRACT_SCORE]
     if not chosen:
-        return "", []
-    by_place = {(e.pid, e.position): e for e in scored}
-    for e in list(chosen):
-        follow = by_place.get((e.pid, e.position + 1))
-        if e.text.rstrip().endswith((":", "：", "...")) and follow and follow.is_code and follow not in chosen:
+        return None
+    by_place = {(u.pid, u.position): u for u, _ in ranked}
+    for u in list(chosen):
+        follow = by_place.get((u.pid, u.position + 1))
+        if u.text.rstrip().endswith((":", "：", "...")) and follow and follow.is_code and follow not in chosen:
             chosen.append(follow)
-    chosen.sort(key=lambda e: (e.pid, e.position))
-    lines = [QUOTED_LABEL.get(lang, QUOTED_LABEL["en"]), ""]
-    for e in chosen:
-        if e.is_code:
-            lines += ["```", e.text, "```"]
-        else:
-            lines.append(f"> {e.text} [{e.pid}]")
-    return "\n".join(lines), chosen
+    chosen.sort(key=lambda u: (u.pid, u.position))
+    lines, shown = [language(lang).quoted_label, ""], []
+    for u in chosen:
+        text = u.text if u.is_code else f"> {u.text} [{u.pid}]"
+        lines += ["```", u.text, "```"] if u.is_code else [text]
+        shown.append(Support(text, [u.pid], "supported", {u.pid: 1.0}, None, f"Quoted from passage [{u.pid}].",
+                             u.is_code, "checker"))
+    return Choice("extractive", "\n".join(lines), shown)
 
 
-def not_found_text(lang: str, missing: Sequence[str]) -> str:
-    """The escape phrase, then (on its own line) the key terms no passage contained."""
-    phrase = language(lang).escape
-    if not missing:
-        return phrase
-    return f"{phrase}\n{MISSING_LABEL.get(lang, MISSING_LABEL['en']).format(terms=', '.join(missing))}"
+def not_found(lang: str) -> Choice:
+    """Exactly the escape phrase (programs recognise it); the missing terms are shown beside it, not in it."""
+    return Choice("not_found", language(lang).escape, [])
 
 
-def cited_ids(text: str) -> list[int]:
-    return sorted(set(citations(text)))
+def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Unit, float]], lang: str) -> Choice:
+    """The verdict: the model's checked answer when it holds, else quotes, else the fixed phrase."""
+    if said_not_found(sentences):
+        return not_found(lang)
+    if model_passes(sentences):
+        return verified(sentences, answer)
+    return extractive(ranked, lang) or not_found(lang)

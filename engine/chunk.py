@@ -17,13 +17,13 @@ from __future__ import annotations
 import re
 from typing import Callable, NamedTuple
 
+from .text import FenceTracker, heading_title, is_fence_line
+
 MAX_CHARS = 700  # ~200 word pieces of prose or code: fits all-MiniLM-L6-v2's 256-piece window
 MIN_CHARS = 200  # smaller neighbouring subsections are merged
 HARD_CHARS = 4 * MAX_CHARS  # a code fence longer than this is sliced (it cannot be embedded whole anyway)
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
-_ATTRIBUTES = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")  # "## Title { #title }": mkdocs attribute lists
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _VERSION_PATH = re.compile(r"(?:^|/)(v?\d+(?:\.\d+|\.x)+|v\d+)(?:/|$)")
 _VERSION_META = re.compile(r"^version:\s*[\"']?([\w.\-]+)", re.M)
 
@@ -61,28 +61,14 @@ def find_version(source: str, text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def heading_title(raw: str) -> str:
-    """A heading's title without a trailing attribute list.
-
-    >>> heading_title("Path Parameters { #path-parameters }")
-    'Path Parameters'
-    """
-    return _ATTRIBUTES.sub("", raw).strip() or raw.strip()
-
-
 def split_blocks(text: str) -> list[_Block]:
     """Cut a file at its headings (headings inside code fences do not count)."""
     blocks: list[_Block] = []
     path: list[tuple[int, str]] = []
     current = _Block(0, "", [])
-    fence: str | None = None
+    fences = FenceTracker()
     for number, line in enumerate(text.splitlines(), 1):
-        opener = _FENCE.match(line)
-        if fence is None and opener:
-            fence = opener.group(1)[0] * 3
-        elif fence is not None and line.strip().startswith(fence):
-            fence = None
-        elif fence is None:
+        if not fences.inside_after(line):
             heading = _HEADING.match(line)
             if heading:
                 level, title = len(heading.group(1)), heading_title(heading.group(2))
@@ -100,14 +86,10 @@ def split_paragraphs(lines: list[tuple[int, str]]) -> list[list[tuple[int, str]]
     """Group lines into paragraphs at blank lines, keeping each code fence whole."""
     paragraphs: list[list[tuple[int, str]]] = []
     current: list[tuple[int, str]] = []
-    fence: str | None = None
+    fences = FenceTracker()
     for number, line in lines:
-        opener = _FENCE.match(line)
-        if fence is None and opener:
-            fence = opener.group(1)[0] * 3
-        elif fence is not None and line.strip().startswith(fence):
-            fence = None
-        if fence is None and not line.strip():
+        fences.inside_after(line)
+        if not fences.open and not line.strip():
             if current:
                 paragraphs.append(current)
             current = []
@@ -186,7 +168,7 @@ def _pieces(paragraph: list[tuple[int, str]], limit: int, budget: Budget) -> lis
 
     Returns each piece with its size.
     """
-    is_code = bool(_FENCE.match(paragraph[0][1]))
+    is_code = is_fence_line(paragraph[0][1])
     cap = max(budget.hard, limit) if is_code else limit
     size = _size(paragraph, budget.measure)
     if size <= cap:

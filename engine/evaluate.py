@@ -1,31 +1,44 @@
-"""Evaluate: retrieval and answer quality of a question set, per retrieval mode.
+"""Evaluate: retrieval and answer quality of a question set, per retrieval mode and per language.
 
-Each line of the question file is ``{"question", "answerable", "gold_sources", "key_facts"}``.
+Each line of a question file is ``{"question", "answerable", "gold_sources",
+"key_facts", "language", "split"}``. A key fact is a string, or a list of
+alternatives (any one counts), looked for in the shown answer. ``split`` says
+whether a question was used to calibrate RepoBot or is kept to report on.
 
 >>> reciprocal_rank(["a.md", "b.md", "c.md"], ["c.md"]), reciprocal_rank(["a.md"], ["z.md"])
 (0.333..., 0.0)
+>>> has_facts("Pass follow_redirects=True [1].", ["follow_redirects", ["5 秒", "five seconds"]])
+False
 """
 
 from __future__ import annotations
 
 import json
 import statistics
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from repobot.engine.errors import RepoBotError
-from repobot.engine.retrieve import check_mode
+from .answer import claims, is_backed
+from .errors import RepoBotError
+from .languages import detect_language
+from .retrieve import check_mode
+from .text import citations
+
+SPLITS = ("calibrate", "report")
 
 
 class Question(NamedTuple):
     question: str
     answerable: bool
     gold_sources: list[str]
-    key_facts: list[str]
+    key_facts: list  # each a string or a list of alternative strings
+    language: str
+    split: str
 
 
-def load_questions(path: str | Path) -> list[Question]:
-    """Read a JSONL question set; a bad line is an error that names the line and the fix."""
+def load_questions(path: str | Path, split: str | None = None) -> list[Question]:
+    """Read a JSONL question set (one split of it); a bad line is an error that names the line and the fix."""
     path = Path(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -37,15 +50,21 @@ def load_questions(path: str | Path) -> list[Question]:
             continue
         try:
             row = json.loads(line)
-            questions.append(Question(str(row["question"]), bool(row["answerable"]),
-                                      list(row.get("gold_sources", [])), list(row.get("key_facts", []))))
+            text = str(row["question"])
+            questions.append(Question(text, bool(row["answerable"]), list(row.get("gold_sources", [])),
+                                      list(row.get("key_facts", [])), str(row.get("language") or detect_language(text)),
+                                      str(row.get("split", "report"))))
         except (ValueError, KeyError, TypeError) as err:
             raise RepoBotError(
                 f"{path}:{number} is not a question line ({err}); each line needs "
                 '{"question": ..., "answerable": true|false, "gold_sources": [...], "key_facts": [...]}.'
             ) from err
+    if split:
+        if split not in SPLITS:
+            raise RepoBotError(f"Unknown split {split!r}: choose one of {', '.join(SPLITS)}.")
+        questions = [q for q in questions if q.split == split]
     if not questions:
-        raise RepoBotError(f"{path} holds no questions.")
+        raise RepoBotError(f"{path} holds no questions{f' in the {split} split' if split else ''}.")
     return questions
 
 
@@ -56,6 +75,12 @@ def reciprocal_rank(retrieved: Sequence[str], gold: Sequence[str]) -> float:
     return 0.0
 
 
+def has_facts(answer: str, facts: Sequence) -> bool:
+    """Every key fact (or one of its alternatives) appears in the answer, ignoring case."""
+    text = answer.lower()
+    return all(any(alt.lower() in text for alt in ([f] if isinstance(f, str) else f)) for f in facts)
+
+
 def _rate(values: Sequence[bool | float]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
@@ -64,64 +89,96 @@ def _median(values: Sequence[float]) -> float | None:
     return round(statistics.median(values), 1) if values else None
 
 
+def answer_row(q: Question, answer) -> dict:
+    """What one answered question contributes to the figures."""
+    made = claims(answer.sentences)
+    prose = [s for s in made if not s.is_code]
+    shown = [s for s in answer.final_sentences if s.status != "exempt" and not s.is_code] if answer.verdict == "verified" else []
+    n = len(answer.retrieved)
+    return dict(
+        verdict=answer.verdict,
+        generated=answer.stop_reason != "gate",
+        no_invalid=not answer.check.invalid,
+        shown_invalid=any(not 1 <= c <= n for c in citations(answer.final_answer)),
+        claims=len(made),
+        supported=sum(is_backed(s) for s in made),
+        sentences=len(prose),
+        cited=sum(bool(s.cited) and all(1 <= c <= n for c in s.cited) for s in prose),
+        shown=len(shown),
+        attributed=sum(s.cited_by == "checker" for s in shown),
+        key_facts=has_facts(answer.final_answer, q.key_facts) if q.answerable else None,
+        final_answer=answer.final_answer,
+        model_answer=answer.model_answer,
+        searched_for=answer.searched_for,
+        first_content_ms=answer.timings.first_content_ms,
+        ttft_ms=answer.timings.first_token_ms,
+        total_ms=round(answer.timings.total_ms, 1),
+        prompt_tokens=answer.timings.prompt_tokens,
+    )
+
+
 def evaluate(pipe, questions: Sequence[Question], *, modes: Sequence[str] = ("bm25", "dense", "hybrid"),
-             answers: bool = True, k: int = 5) -> dict:
-    """Run every question in every mode; return the summary and per-question results."""
-    from repobot.engine.pipeline import AskOptions
+             answers: bool = True, k: int = 5, options=None, progress=None) -> dict:
+    """Run every question in every mode; return the summary, per language too, and per-question rows."""
+    from .pipeline import AskOptions
 
     for mode in modes:
         check_mode(mode)
-    per_question = []
-    summary = {}
+    base = options or AskOptions()
+    per_question, summary = [], {}
     for mode in modes:
         rows = []
-        for q in questions:
-            hits = pipe.search(q.question, k=k, mode=mode)
-            sources = [h.chunk.source for h in hits]
-            row = {"mode": mode, "question": q.question, "answerable": q.answerable, "retrieved": sources}
-            if q.gold_sources:
-                rr = reciprocal_rank(sources, q.gold_sources)
-                row.update(hit_at_5=rr > 0, rr=round(rr, 3))
+        opts = replace(base, k=k, mode=mode)
+        for n, q in enumerate(questions, 1):
+            row = {"mode": mode, "question": q.question, "answerable": q.answerable, "language": q.language,
+                   "split": q.split}
             if answers:
-                answer = pipe.ask(q.question, AskOptions(k=k, mode=mode))
-                claims = [s for s in answer.sentences if s.status != "exempt"]
-                final = answer.final_answer.lower()
-                row.update(
-                    verdict=answer.verdict,
-                    generated=answer.stop_reason != "gate",
-                    no_invalid=not answer.check.invalid,
-                    supported=sum(s.status == "supported" for s in claims),
-                    claims=len(claims),
-                    key_facts=all(f.lower() in final for f in q.key_facts) if q.answerable else None,
-                    final_answer=answer.final_answer,
-                    model_answer=answer.model_answer,
-                    ttft_ms=answer.timings.first_token_ms,
-                    total_ms=round(answer.timings.total_ms, 1),
-                )
+                answer = pipe.ask(q.question, opts)
+                hits = answer.retrieved
+                row.update(answer_row(q, answer))
+            else:
+                hits, _ = pipe.search(q.question, opts)
+            row["retrieved"] = [h.chunk.source for h in hits]
+            if q.gold_sources:
+                rr = reciprocal_rank(row["retrieved"], q.gold_sources)
+                row.update(hit_at_5=rr > 0, rr=round(rr, 3))
             rows.append(row)
+            if progress:
+                progress(mode, n, len(questions))
         per_question += rows
-        summary[mode] = _summarise(rows, answers)
+        summary[mode] = summarise(rows, answers)
+        summary[mode]["by_language"] = {
+            lang: {key: value for key, value in summarise([r for r in rows if r["language"] == lang], answers).items()
+                   if key in ("hit_at_5", "key_facts_rate", "not_found_accuracy", "false_refusal_rate", "verified_rate")}
+            for lang in sorted({r["language"] for r in rows})
+        }
     return {"n_questions": len(questions), "modes": summary, "questions": per_question}
 
 
-def _summarise(rows: list[dict], answers: bool) -> dict:
+def summarise(rows: list[dict], answers: bool = True) -> dict:
     gold = [r for r in rows if "rr" in r]
-    out = {
-        "hit_at_5": _rate([r["hit_at_5"] for r in gold]),
-        "mrr": _rate([r["rr"] for r in gold]),
-    }
+    out = {"hit_at_5": _rate([r["hit_at_5"] for r in gold]), "mrr": _rate([r["rr"] for r in gold])}
     if not answers:
         return out
     generated = [r for r in rows if r["generated"]]
     answerable = [r for r in rows if r["answerable"]]
     unanswerable = [r for r in rows if not r["answerable"]]
-    claims = sum(r["claims"] for r in generated)
+
+    def share(part: str, whole: str) -> float | None:
+        total = sum(r[whole] for r in generated)
+        return round(sum(r[part] for r in generated) / total, 3) if total else None
+
     out.update(
         no_invalid_rate=_rate([r["no_invalid"] for r in generated]),
-        supported_rate=round(sum(r["supported"] for r in generated) / claims, 3) if claims else None,
+        shown_invalid=sum(r["shown_invalid"] for r in rows),
+        cited_rate=share("cited", "sentences"),
+        supported_rate=share("supported", "claims"),
+        attributed_rate=share("attributed", "shown"),
         key_facts_rate=_rate([r["key_facts"] for r in answerable]),
+        verified_rate=_rate([r["verdict"] == "verified" for r in answerable]),
         not_found_accuracy=_rate([r["verdict"] == "not_found" for r in unanswerable]),
         false_refusal_rate=_rate([r["verdict"] == "not_found" for r in answerable]),
+        first_content_ms_p50=_median([r["first_content_ms"] for r in rows if r["first_content_ms"] is not None]),
         ttft_ms_p50=_median([r["ttft_ms"] for r in generated if r["ttft_ms"] is not None]),
         total_ms_p50=_median([r["total_ms"] for r in rows]),
     )
@@ -129,21 +186,31 @@ def _summarise(rows: list[dict], answers: bool) -> dict:
 
 
 COLUMNS = [
-    ("hit_at_5", "hit@5"), ("mrr", "MRR"), ("no_invalid_rate", "no invalid"), ("supported_rate", "supported"),
-    ("key_facts_rate", "key facts"), ("not_found_accuracy", "not-found acc"), ("false_refusal_rate", "false refusals"),
+    ("hit_at_5", "hit@5"), ("mrr", "MRR"), ("no_invalid_rate", "no invalid"), ("cited_rate", "cited"),
+    ("supported_rate", "supported"), ("attributed_rate", "attributed"), ("key_facts_rate", "key facts"),
+    ("verified_rate", "verified"), ("not_found_accuracy", "not-found acc"), ("false_refusal_rate", "false refusals"),
     ("ttft_ms_p50", "TTFT p50 ms"), ("total_ms_p50", "total p50 ms"),
 ]
+LANGUAGE_COLUMNS = [c for c in COLUMNS if c[0] in ("hit_at_5", "key_facts_rate", "verified_rate", "not_found_accuracy",
+                                                    "false_refusal_rate")]
 
 
 def format_table(result: dict) -> str:
-    """A readable table: one row per mode."""
-    cols = [(key, label) for key, label in COLUMNS if any(key in m for m in result["modes"].values())]
-    header = ["mode"] + [label for _, label in cols]
-    rows = [[mode] + [_cell(metrics.get(key)) for key, _ in cols] for mode, metrics in result["modes"].items()]
-    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    """Readable tables: one row per mode, then one row per language of each mode."""
     lines = [f"{result['n_questions']} questions"]
-    lines += ["  ".join(str(c).rjust(w) for c, w in zip(r, widths)) for r in [header] + rows]
+    rows = [(mode, m) for mode, m in result["modes"].items()]
+    lines += _table("mode", rows, COLUMNS)
+    for mode, metrics in result["modes"].items():
+        lines += [""] + _table(f"{mode}: language", list(metrics.get("by_language", {}).items()), LANGUAGE_COLUMNS)
     return "\n".join(lines)
+
+
+def _table(first: str, rows: list[tuple[str, dict]], columns) -> list[str]:
+    cols = [(key, label) for key, label in columns if any(key in m for _, m in rows)]
+    header = [first] + [label for _, label in cols]
+    cells = [[name] + [_cell(metrics.get(key)) for key, _ in cols] for name, metrics in rows]
+    widths = [max(len(str(r[i])) for r in [header] + cells) for i in range(len(header))]
+    return ["  ".join(str(c).rjust(w) for c, w in zip(r, widths)) for r in [header] + cells]
 
 
 def _cell(value) -> str:

@@ -1,45 +1,69 @@
-"""The "not found" gate: refuse before generating when the passages miss the question's key terms.
+"""The "not found" gate: refuse before generating only when the thing asked about is not in the documents.
 
-Key terms are the specific things a question names: code identifiers,
-versioned names such as ``HTTP/3``, acronyms (``FTP``), names written with a
-capital inside the sentence (``Kerberos``), and numbers. Every one must appear
-in at least one retrieved passage. Plain content words must mostly appear too,
-but only when the question is in the corpus's language (a French or Chinese
-question over English docs is judged on its key terms alone).
+A question names specific things (key terms): code identifiers, versioned
+names such as ``HTTP/3``, acronyms (``gRPC``, ``LDAP``), capitalised names
+(``Kerberos``). A key term absent from the *whole* corpus is either what the
+question is about ("Does httpx support HTTP/3?") or a detail of the user's own
+situation ("… without making them wait for the SMTP call"). The rest of the
+question tells them apart: when its informative words (not question words, not
+words found in most chunks) are found in the retrieved passages, the absent
+term is a bystander and the model gets to try; it has its escape phrase, and
+the checker stands behind it.
+
+Words are judged in the documents' language: a question in another language
+is judged through its rewrite (``engine/rewrite.py``), never by its own
+character bigrams.
 
 >>> key_terms("Does httpx support HTTP/3?")
 ['HTTP/3']
 >>> key_terms("Does HTTPX support Kerberos or NTLM over FTP?")
 ['HTTPX', 'Kerberos', 'NTLM', 'FTP']
->>> missing_terms("Does httpx support HTTP/3?", ["HTTP/2 support is optional.", "httpx is a client."])
-['HTTP/3']
+>>> key_terms("FastAPI 怎么对接公司的 LDAP / AD 域账号登录？")
+['FastAPI', 'LDAP', 'AD']
 """
 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, Sequence
+from typing import NamedTuple, Protocol, Sequence
 
-from repobot.engine.support import identifiers
-from repobot.engine.tokens import tokenize
+from .text import identifiers, word_in
+from .tokens import content_words, tokenize
 
-MIN_COVERAGE = 0.5
-_QUESTION_WORDS = frozenset(
+MIN_INFORMATIVE = 2  # covered informative words that make an absent key term a bystander (calibrated)
+COMMON = 0.2  # a word found in more than this share of chunks says nothing about the question …
+COMMON_FROM = 50  # … once there are this many chunks to tell (in a handful, every word looks common)
+QUESTION_WORDS = frozenset(
     tokenize(
-        "support supports supported work works use using make get does way possible need want "
-        "enable tell explain example feature built-in builtin automatically automatic "
-        "comment faire peut-on existe-t-il utiliser fonctionne"
+        "support supports supported work works use using make get does way possible need want like enable "
+        "tell explain example feature built-in builtin automatically automatic how what which recommend "
+        "recommended best simplest simple correct right proper properly able any there available "
+        "comment faire peut-on existe-t-il utiliser fonctionne possible"
     )
 )
 
 
+class CorpusView(Protocol):
+    """What the gate asks of the whole corpus (the index answers it)."""
+
+    def has(self, term: str) -> bool:
+        """Whether ``term`` appears anywhere in the documents (case-insensitive, as a whole word)."""
+
+    def share(self, word: str) -> float:
+        """The share of chunks that contain the token ``word``."""
+
+    @property
+    def size(self) -> int:
+        """The number of chunks."""
+
+
 class GateResult(NamedTuple):
     covered: bool
-    missing: list[str]  # key terms or words absent from every passage
-    coverage: float  # share of counted content words found in the passages
+    missing: list[str]  # the key terms the documents lack, when refused
+    informative: list[str]  # the question's informative words found in the passages
 
 
-_NAME = re.compile(r"\b[A-Z]{2,}\d*\b|(?<=[\w,] )[A-Z][a-z]{2,}\b")
+_NAME = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z]*[A-Z]\w*|(?<![A-Za-z0-9])[A-Z]{2,}\d*(?![A-Za-z0-9])|(?<=[\w,] )[A-Z][a-z]{2,}\b")
 
 
 def key_terms(question: str) -> list[str]:
@@ -49,21 +73,47 @@ def key_terms(question: str) -> list[str]:
     return list(dict.fromkeys(terms + names))
 
 
-def missing_terms(question: str, passages: Sequence[str]) -> list[str]:
-    text = "\n".join(passages).lower()
-    return [t for t in key_terms(question) if t.lower() not in text]
-
-
-def gate(question: str, passages: Sequence[str], *, same_language: bool = True) -> GateResult:
-    """Whether the retrieved passages cover the question well enough to try answering."""
+def gate(
+    question: str, passages: Sequence[str], corpus: CorpusView, *, rewritten: str | None = None,
+    same_language: bool = True,
+) -> GateResult:
+    """Whether to let the model try; ``rewritten`` is the question in the documents' language, if it was translated."""
     if not passages:
-        return GateResult(False, key_terms(question) or ["(no passages retrieved)"], 0.0)
-    missing = missing_terms(question, passages)
-    passage_tokens = {t for p in passages for t in tokenize(p)}
-    words = [t for t in dict.fromkeys(tokenize(question)) if t not in _QUESTION_WORDS and len(t) > 1]
-    words = words if same_language else []
-    absent = [w for w in words if w not in passage_tokens]
-    coverage = 1.0 - len(absent) / len(words) if words else 1.0
-    if coverage < MIN_COVERAGE:
-        missing += [w for w in absent if w not in missing]
-    return GateResult(not missing, missing, round(coverage, 3))
+        return GateResult(False, key_terms(question) or ["(no passages retrieved)"], [])
+    terms = list(dict.fromkeys(key_terms(question) + (key_terms(rewritten) if rewritten else [])))
+    absent = [t for t in terms if not corpus.has(t)]
+    judged = rewritten if rewritten else (question if same_language else "")
+    absent_tokens = {tok for t in absent for tok in tokenize(t)}
+    common = corpus.size >= COMMON_FROM
+    words = [
+        w for w in content_words(judged)
+        if w not in QUESTION_WORDS and w not in absent_tokens and not (common and corpus.share(w) > COMMON)
+    ]
+    passage_tokens = {tok for p in passages for tok in tokenize(p)}
+    found = [w for w in words if w in passage_tokens]
+    if absent and len(found) < MIN_INFORMATIVE:
+        return GateResult(False, absent, found)
+    return GateResult(True, [], found)
+
+
+class TextCorpus:
+    """A CorpusView over plain texts (tests, and small folders).
+
+    >>> c = TextCorpus(["HTTPX follows redirects.", "Timeouts default to five seconds."])
+    >>> c.has("httpx"), c.has("HTTP/3"), c.share("timeout")
+    (True, False, 0.5)
+    """
+
+    def __init__(self, texts: Sequence[str]):
+        self.text = "\n".join(texts).lower()
+        self.tokens = [set(tokenize(t)) for t in texts]
+
+    def has(self, term: str) -> bool:
+        return word_in(term, self.text)
+
+    def share(self, word: str) -> float:
+        return sum(word in t for t in self.tokens) / len(self.tokens) if self.tokens else 0.0
+
+    @property
+    def size(self) -> int:
+        return len(self.tokens)

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from repobot.engine.errors import ModelError
+from .config import physical_cores
+from .errors import ModelError
 
 Messages = Sequence[dict[str, str]]
 FALLBACK_CHAT_FORMAT = "chatml"  # used when a GGUF carries no chat template
@@ -34,18 +35,6 @@ class LLM(ABC):
     def count_tokens(self, text: str) -> int:
         """Tokens in ``text`` (a rough estimate unless the model overrides it)."""
         return len(text) // 3 + 1
-
-
-def physical_cores() -> int:
-    """Physical cores (hyper-threads share the same core and do not speed up llama.cpp)."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            pairs = set(re.findall(r"physical id\s*:\s*(\d+)[\s\S]*?core id\s*:\s*(\d+)", fh.read()))
-        if pairs:
-            return len(pairs)
-    except OSError:
-        pass
-    return max(1, (os.cpu_count() or 2) // 2 if (os.cpu_count() or 0) > 4 else os.cpu_count() or 1)
 
 
 _BACKENDS_LOADED = False
@@ -83,7 +72,7 @@ class LlamaCppLLM(LLM):
     """A GGUF chat model run by llama-cpp-python on the CPU."""
 
     def __init__(self, path: Path, *, n_ctx: int = 4096, seed: int = 42, temperature: float = 0.1):
-        from repobot.engine.models import check_gguf
+        from .models import check_gguf
 
         path = check_gguf(path)
         try:
@@ -107,6 +96,7 @@ class LlamaCppLLM(LLM):
         if not self.has_chat_template:
             self._llama.chat_format = FALLBACK_CHAT_FORMAT
         self.temperature = temperature
+        self.repeat_penalty = 1.1
 
     def stream_chat(self, messages: Messages, *, max_tokens: int) -> Iterator[str]:
         stream = self._llama.create_chat_completion(
@@ -115,7 +105,7 @@ class LlamaCppLLM(LLM):
             max_tokens=max_tokens,
             temperature=self.temperature,
             top_p=0.9,
-            repeat_penalty=1.1,
+            repeat_penalty=self.repeat_penalty,
         )
         try:
             for part in stream:
@@ -127,11 +117,6 @@ class LlamaCppLLM(LLM):
 
     def count_tokens(self, text: str) -> int:
         return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
-
-    def complete_raw(self, prompt: str, *, max_tokens: int) -> Iterator[str]:
-        """Bare llama-cpp-python streaming (used by the benchmark as a baseline)."""
-        for part in self._llama.create_completion(prompt, max_tokens=max_tokens, stream=True, temperature=self.temperature):
-            yield part["choices"][0]["text"]
 
 
 # --- pure helpers ----------------------------------------------------------------

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-from repobot.engine.errors import CorpusError
+from .errors import CorpusError
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 MAX_FILE_BYTES = 20 * 1024 * 1024

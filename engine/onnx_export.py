@@ -21,8 +21,8 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from repobot.engine.config import bundled_models_dir, force_offline, user_models_dir
-from repobot.engine.errors import ModelError
+from .config import bundled_models_dir, force_offline, user_models_dir
+from .errors import ModelError
 
 def onnx_file_name(model_dir: Path, int8: bool = False) -> str:
     """The file name of a model folder's ONNX graph.
@@ -113,7 +113,7 @@ def _quiet():
 
 
 def main(argv: list[str] | None = None) -> int:
-    from repobot.engine.embed import default_embedding_model_dir
+    from .embed import default_embedding_model_dir
 
     int8 = "--plain" not in (sys.argv[1:] if argv is None else argv)
     try:

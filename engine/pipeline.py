@@ -1,14 +1,17 @@
-"""The whole path in one place: load -> chunk -> index -> retrieve -> prompt -> generate -> check -> answer.
+"""Pipeline: one question through the whole path, in order; every step is a function of its own module.
 
-``Pipeline`` owns the expensive objects (embedder, index, LLM) and loads each
-once. ``ask_stream`` is a generator of events, so a GUI worker can forward each
-token as it comes and a CLI can print it; ``ask`` just runs it to the end.
+    clean -> rewrite (other language) -> retrieve -> quoted preview -> gate -> prompt -> generate
+          -> check (form, support) -> choose what is shown
+
+``ask_stream`` is a generator of events (Retrieved, Preview, Token…, Done), so
+a GUI worker can forward each as it comes and a CLI can print it; ``ask`` runs
+it to the end. The models live in a ``ModelSet`` and the index in a
+``Collection``; the pipeline only orchestrates.
 
 Usage::
 
-    pipe = Pipeline(corpus="docs/")
-    answer = pipe.ask("Does httpx follow redirects by default?")
-    print(answer.final_answer)
+    pipe = Pipeline("docs/")
+    print(pipe.ask("Does httpx follow redirects by default?").final_answer)
 """
 
 from __future__ import annotations
@@ -16,123 +19,53 @@ from __future__ import annotations
 import threading
 import time
 import unicodedata
-from dataclasses import asdict, dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, NamedTuple, Union
+from typing import Iterator, NamedTuple, Sequence, Union
 
-from repobot.engine import config
-from repobot.engine.answer import (
-    extractive_answer,
-    model_passes,
-    not_found_text,
-    said_not_found,
-    verified_text,
-    cited_ids,
+from .answer import Choice, choose, extractive, not_found
+from .check import check_citations
+from .collection import Collection
+from .errors import RepoBotError
+from .gate import gate
+from .generate import Generation
+from .languages import answer_language, detect_language, language
+from .prompt import Piece, PromptStyle, TAG_COST, build_messages, fit_budget, trim_passage
+from .registry import ModelSet
+from .result import Answer, Timings
+from .retrieve import Hit, Query, check_mode, retrieve
+from .rewrite import (
+    accept_query, accept_terms, parse_numbered, query_messages, sentences_messages, translation_messages,
 )
-from repobot.engine.check import FormCheck, check_citations
-from repobot.engine.embed import Embedder, load_embedder
-from repobot.engine.errors import IndexStoreError, RepoBotError
-from repobot.engine.gate import GateResult, gate
-from repobot.engine.generate import LLM, Generation, LlamaCppLLM
-from repobot.engine.index import Checkpoint, Index, UpdateReport, load_index, save_index, store_dir, update_index
-from repobot.engine.load import Skipped, load_corpus
-from repobot.engine.models import resolve_model
-from repobot.engine.prompt import build_messages, detect_language, language, rewrite_messages
-from repobot.engine.retrieve import Hit, check_mode, retrieve
-from repobot.engine.support import Support, SupportChecker
+from .support import SupportChecker, Unit, answer_sentences
+from .text import segments
 
 MAX_QUESTION_CHARS = 2000
+REWRITES = ("auto", "always", "never")
+DEFAULT_STYLE = PromptStyle()  # chosen with benchmarks/prompt_variants.py
 
 
 @dataclass(frozen=True)
 class AskOptions:
     k: int = 5
     mode: str = "hybrid"
-    language: str = "auto"  # auto, en, zh, fr
+    language: str = "auto"  # the answer language: auto (the question's), or one of languages.ANSWER_LANGUAGES
     strict: bool = True  # the "even if you know it" rule; off only for experiments
-    rewrite: bool = False  # the lesson's query rewriting, by the model
+    rewrite: str = "auto"  # auto: translate a question in another language than the documents'; always; never
     version: str | None = None  # restrict retrieval to one docs version
     max_tokens: int = 400
-    gate: bool = True  # refuse before generating when passages miss the key terms
-
-
-@dataclass
-class Timings:
-    retrieve_ms: float = 0.0
-    first_token_ms: float | None = None
-    total_ms: float = 0.0
-    tokens_per_s: float = 0.0
-
-
-@dataclass
-class Answer:
-    question: str
-    language: str
-    model: str
-    prompt: list[dict[str, str]]
-    retrieved: list[Hit]
-    model_answer: str = ""
-    check: FormCheck = FormCheck([], [], [])
-    sentences: list[Support] = field(default_factory=list)  # the model's answer, checked
-    final_sentences: list[Support] = field(default_factory=list)  # what the user is shown, checked
-    verdict: str = "not_found"
-    final_answer: str = ""
-    missing_terms: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # trimming, stop reasons, index notes
-    stop_reason: str = ""
-    timings: Timings = field(default_factory=Timings)
-
-    @property
-    def sources(self) -> list[Hit]:
-        """The retrieved passages the final answer cites, in id order."""
-        ids = set(cited_ids(self.final_answer))
-        return [h for h in self.retrieved if h.rank in ids]
-
-    def to_json(self) -> dict:
-        return {
-            "question": self.question,
-            "language": self.language,
-            "model": self.model,
-            "prompt": self.prompt,
-            "retrieved": [
-                {
-                    "id": h.rank,
-                    "source": h.chunk.source,
-                    "lines": [h.chunk.start, h.chunk.end],
-                    "heading": h.chunk.heading,
-                    "score": round(h.score, 5),
-                }
-                for h in self.retrieved
-            ],
-            "answer": self.model_answer,
-            "check": self.check._asdict(),
-            "sources": [{"id": h.rank, "source": h.chunk.source, "lines": [h.chunk.start, h.chunk.end]} for h in self.sources],
-            "timings": {k: (round(v, 1) if isinstance(v, float) else v) for k, v in asdict(self.timings).items()},
-            "sentences": [_support_json(s) for s in self.sentences],
-            "final_sentences": [_support_json(s) for s in self.final_sentences],
-            "verdict": self.verdict,
-            "final_answer": self.final_answer,
-            "model_answer": self.model_answer,
-            "missing_terms": self.missing_terms,
-            "notes": self.notes,
-            "stop_reason": self.stop_reason,
-        }
-
-
-def _support_json(s: Support) -> dict:
-    return {
-        "text": s.text,
-        "cited": s.cited,
-        "status": s.status,
-        "support": {str(k): v for k, v in s.support.items()},
-        "suggested": s.suggested,
-        "reason": s.reason,
-        "code": s.is_code,
-    }
+    gate: bool = True  # refuse before generating when the documents lack what the question is about
+    style: PromptStyle = field(default=DEFAULT_STYLE)
+    trim: int = 3  # sentences each passage keeps in the prompt (with the code they introduce); 0: whole passages
 
 
 class Retrieved(NamedTuple):
     hits: list[Hit]
+
+
+class Preview(NamedTuple):
+    choice: Choice  # quotes shown at once, while the model writes
 
 
 class Token(NamedTuple):
@@ -143,8 +76,7 @@ class Done(NamedTuple):
     answer: Answer
 
 
-Event = Union[Retrieved, Token, Done]
-Progress = Callable[[str, int, int], None]
+Event = Union[Retrieved, Preview, Token, Done]
 
 
 def clean_question(question: str) -> tuple[str, list[str]]:
@@ -163,94 +95,61 @@ def clean_question(question: str) -> tuple[str, list[str]]:
     return text, notes
 
 
+def check_options(options: AskOptions) -> AskOptions:
+    check_mode(options.mode)
+    if options.rewrite not in REWRITES:
+        raise RepoBotError(f"Unknown rewrite setting {options.rewrite!r}: choose one of {', '.join(REWRITES)}.")
+    if options.language != "auto":
+        try:
+            language(options.language)
+        except ValueError as err:
+            raise RepoBotError(str(err)) from None
+    return options
+
+
 class Pipeline:
-    """RepoBot on one corpus. The embedder and the LLM load on first use, once."""
+    """RepoBot on one folder. The models load on first use, once, and can be shared (``models=``)."""
 
-    def __init__(
-        self,
-        corpus: Path | str | None = None,
-        *,
-        model: str | Path | None = None,
-        embedder: Embedder | None = None,
-        llm: LLM | None = None,
-        n_ctx: int = 4096,
-    ):
-        self.corpus = Path(corpus).expanduser() if corpus else config.default_corpus()
-        self._model_name = str(model) if model else None
-        self._embedder = embedder
-        self._llm = llm
-        self._n_ctx = n_ctx
-        self._index: Index | None = None
-        self.corpus_language = "en"  # set from the documents by build_index
-        self.problems: list[Skipped] = []
-        self.index_notes: list[str] = []
-        self._lock = threading.Lock()
-
-    # -- expensive parts, loaded once ---------------------------------------------
-    @property
-    def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = load_embedder()
-        return self._embedder
+    def __init__(self, corpus: Path | str | None = None, *, model: str | None = None, embedder: str | None = None,
+                 models: ModelSet | None = None):
+        self.models = models or ModelSet(model, embedder)
+        self.collection = Collection(corpus, self.models)
 
     @property
-    def llm(self) -> LLM:
-        if self._llm is None:
-            self._llm = LlamaCppLLM(resolve_model(self._model_name), n_ctx=self._n_ctx)
-        return self._llm
-
-    def check_model(self) -> Path:
-        """Fail early, with the fix, if the model file is missing or corrupt."""
-        return resolve_model(self._model_name)
-
-    # -- index --------------------------------------------------------------------
-    def build_index(
-        self, *, progress: Progress | None = None, cancelled: Callable[[], bool] = lambda: False
-    ) -> UpdateReport:
-        """Bring the persisted index up to date with the folder (only changed files are embedded)."""
-        corpus = load_corpus(self.corpus)
-        self.problems = corpus.problems
-        self.index_notes = []
-        previous = self._index
-        if previous is None:
-            try:
-                previous = load_index(corpus.root)
-            except IndexStoreError as err:
-                self.index_notes.append(str(err))
-        checkpoint = Checkpoint(store_dir(corpus.root) / "partial", self.embedder.name)
-        index, report = update_index(
-            corpus, self.embedder, previous, progress=progress, cancelled=cancelled, checkpoint=checkpoint
-        )
-        if report.changed or previous is None or previous.embedder != index.embedder:
-            save_index(index)
-        checkpoint.clear()
-        self._index = index
-        chunks = index.chunks  # the documents' main language, from a sample of chunks
-        self.corpus_language = detect_language(" ".join(c.text[:400] for c in chunks[:: max(1, len(chunks) // 100)]))
-        return report
+    def corpus(self) -> Path:
+        return self.collection.root
 
     @property
-    def index(self) -> Index:
-        if self._index is None:
-            self.build_index()
-        return self._index
+    def index(self):
+        return self.collection.index
 
-    # -- retrieve -----------------------------------------------------------------
-    def search(self, question: str, *, k: int = 5, mode: str = "hybrid", version: str | None = None,
-               rewrite: bool = False) -> list[Hit]:
+    def build_index(self, **kwargs):
+        return self.collection.update(**kwargs)
+
+    # -- rewrite and retrieve ----------------------------------------------------------------------
+    def rewrite(self, question: str, target: str, setting: str = "auto") -> str | None:
+        """The question in language ``target`` (the lesson's rewrite, by the model), or None when not needed or failed."""
+        asked = detect_language(question)
+        if setting == "never" or (setting == "auto" and asked == target):
+            return None
+        if asked == target:  # asked for explicitly: the lesson's rewrite into search terms
+            return accept_terms(self._complete(query_messages(question), 48), question)
+        return accept_query(self._complete(translation_messages(question, answer_language(target).code), 64), question, target)
+
+    def search(self, question: str, options: AskOptions = AskOptions()) -> tuple[list[Hit], str | None]:
+        """The top-k hits for a question, and the rewrite that was searched alongside it (if any)."""
         question, _ = clean_question(question)
-        check_mode(mode)
-        rewriter = self.rewrite_query if rewrite else None
-        return retrieve(self.index, self.embedder, question, k=k, mode=mode, version=version, rewrite=rewriter)
+        return self._search(question, check_options(options))
 
-    def rewrite_query(self, question: str) -> str:
-        """The lesson's query rewriting: the model turns the question into search terms."""
-        generation = Generation(self.llm, rewrite_messages(question), max_tokens=32)
-        with self._lock:
-            text = "".join(generation).strip()
-        return text.splitlines()[0] if text else ""
+    def _search(self, question: str, options: AskOptions) -> tuple[list[Hit], str | None]:
+        index = self.collection.index
+        rewritten = self.rewrite(question, index.primary_language, options.rewrite)
+        queries = search_queries(question, rewritten, detect_language(question), index.primary_language,
+                                 index.languages)
+        hits = retrieve(index, self.models.embedder, queries, k=options.k, mode=options.mode, version=options.version)
+        return hits, rewritten
 
-    # -- ask ----------------------------------------------------------------------
+    # -- ask ---------------------------------------------------------------------------------------
     def ask(self, question: str, options: AskOptions = AskOptions(), *, cancel: threading.Event | None = None) -> Answer:
         answer = None
         for event in self.ask_stream(question, options, cancel=cancel):
@@ -261,32 +160,44 @@ class Pipeline:
     def ask_stream(
         self, question: str, options: AskOptions = AskOptions(), *, cancel: threading.Event | None = None
     ) -> Iterator[Event]:
-        """Retrieve, prompt, generate (streamed), then check; yields Retrieved, Token…, Done."""
+        """Retrieve, preview, gate, prompt, generate (streamed), then check; yields Retrieved, Preview, Token…, Done."""
         started = time.perf_counter()
         question, notes = clean_question(question)
-        lang = detect_language(question) if options.language == "auto" else language(options.language).code
-        t0 = time.perf_counter()
-        hits = self.search(question, k=options.k, mode=options.mode, version=options.version, rewrite=options.rewrite)
-        timings = Timings(retrieve_ms=(time.perf_counter() - t0) * 1000)
+        check_options(options)
+        lang = answer_language(detect_language(question)).code if options.language == "auto" else options.language
+        hits, rewritten = self._search(question, options)
+        timings = Timings(retrieve_ms=(time.perf_counter() - started) * 1000)
         yield Retrieved(hits)
 
-        passages, trim_notes = self.fit_passages(question, hits, lang, options)
-        notes += trim_notes + self.index_notes
-        messages = build_messages(question, passages, lang=lang, strict=options.strict)
-        answer = Answer(question, lang, self.model_label, messages, hits[: len(passages)], notes=notes, timings=timings)
+        checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits])
+        ranked = checker.rank_units([question, rewritten or ""])
+        preview = extractive(ranked, lang)
+        if preview:
+            timings.first_content_ms = (time.perf_counter() - started) * 1000
+            yield Preview(preview)
 
-        verdict_gate = gate(question, [t for _, t in passages], same_language=lang == self.corpus_language)
+        index = self.collection.index
+        answer = Answer(question, lang, self.models.llm_label, [], hits, searched_for=rewritten or question,
+                        notes=notes + self.collection.notes, timings=timings)
+        verdict_gate = gate(question, [h.chunk.text for h in hits], index, rewritten=rewritten,
+                            same_language=detect_language(question) == index.primary_language)
         if options.gate and not verdict_gate.covered:
+            choice = not_found(lang)
+            answer.final_answer, answer.verdict, answer.stop_reason = choice.text, choice.verdict, "gate"
             answer.missing_terms = verdict_gate.missing
-            answer.final_answer = not_found_text(lang, verdict_gate.missing)
-            answer.verdict = "not_found"
-            answer.stop_reason = "gate"
             timings.total_ms = (time.perf_counter() - started) * 1000
             yield Done(answer)
             return
 
-        generation = Generation(self.llm, messages, max_tokens=options.max_tokens, cancel=cancel or threading.Event())
-        with self._lock:  # one Llama instance is never used by two threads at once
+        style = options.style._replace(strict=options.strict)
+        passages, trim_notes = self.fit(question, prompt_passages(hits, ranked, options.trim), lang, options, style)
+        answer.notes += trim_notes
+        answer.retrieved = hits[: len(passages)]
+        answer.prompt = build_messages(question, passages, lang=lang, style=style)
+        timings.prompt_tokens = self.models.llm.count_tokens("".join(m["content"] for m in answer.prompt))
+        generation = Generation(self.models.llm, answer.prompt, max_tokens=options.max_tokens,
+                                cancel=cancel or threading.Event())
+        with self.models.lock:
             for piece in generation:
                 yield Token(piece)
         if generation.first_token_s is not None:
@@ -295,58 +206,83 @@ class Pipeline:
         answer.stop_reason = generation.stop_reason
         if generation.stop_reason in ("repetition", "length", "cancelled"):
             answer.notes.append(f"Generation stopped: {generation.stop_reason}.")
-        self.finish(answer, generation.text, [t for _, t in passages], verdict_gate)
+        self.finish(answer, generation.text, checker, ranked, index.primary_language)
         timings.total_ms = (time.perf_counter() - started) * 1000
         yield Done(answer)
 
-    def finish(self, answer: Answer, model_answer: str, passages: list[str], gate_result: GateResult) -> Answer:
+    def finish(self, answer: Answer, model_answer: str, checker: SupportChecker, ranked, corpus_language: str) -> None:
         """Check the model's answer (form and support) and choose what the user is shown."""
         answer.model_answer = model_answer
-        answer.check = check_citations(model_answer, len(passages))
-        checker = SupportChecker(self.embedder, passages)
-        answer.sentences = checker.check_answer(model_answer)
-        if said_not_found(answer.sentences):
-            answer.verdict, answer.final_answer = "not_found", not_found_text(answer.language, [])
-        elif model_passes(answer.check, answer.sentences):
-            answer.verdict, answer.final_answer = "verified", verified_text(model_answer, answer.sentences)
-        else:
-            text, _ = extractive_answer(answer.question, checker, lang=answer.language)
-            if text:
-                answer.verdict, answer.final_answer = "extractive", text
-            else:
-                answer.verdict, answer.final_answer = "not_found", not_found_text(answer.language, gate_result.missing)
-        if answer.verdict != "not_found":
-            answer.final_sentences = checker.check_answer(answer.final_answer)
-        return answer
+        answer.check = check_citations(model_answer, len(answer.retrieved))
+        translations = self.translate_sentences(model_answer, corpus_language) if answer.language != corpus_language else {}
+        answer.sentences = checker.check_answer(model_answer, translations)
+        choice = choose(answer.sentences, model_answer, ranked, answer.language)
+        answer.verdict, answer.final_answer, answer.final_sentences = choice
 
-    @property
-    def model_label(self) -> str:
-        return getattr(self._llm, "name", None) or Path(self._model_name or "").name or resolve_model(None).name
+    def translate_sentences(self, text: str, target: str) -> dict[str, str]:
+        """The answer's prose sentences translated into the documents' language, for the support check."""
+        sentences = [s for seg in segments(text) if not seg.is_code for s in answer_sentences(seg.text)]
+        if not sentences:
+            return {}
+        output = self._complete(sentences_messages(sentences, answer_language(target).code), 48 * len(sentences) + 32)
+        return {s: t for s, t in zip(sentences, parse_numbered(output, len(sentences))) if t}
 
-    def fit_passages(self, question: str, hits: list[Hit], lang: str, options: AskOptions) -> tuple[list[tuple[str, str]], list[str]]:
-        """Passages that fit the model's context with the rules and question whole; trims from the last passage."""
-        passages = [(h.chunk.source, h.chunk.text) for h in hits]
-        llm = self.llm
-        fixed = llm.count_tokens(str(build_messages(question, [], lang=lang, strict=options.strict))) + 64
+    def _complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
+        with self.models.lock:
+            return "".join(Generation(self.models.llm, messages, max_tokens=max_tokens)).strip()
+
+    def fit(self, question: str, passages: Sequence[tuple[str, str]], lang: str, options: AskOptions,
+            style: PromptStyle) -> tuple[list[tuple[str, str]], list[str]]:
+        """Passages that fit the model's context with the rules and the question whole; cut from the last one."""
+        llm = self.models.llm
+        fixed = sum(llm.count_tokens(m["content"]) for m in build_messages(question, [], lang=lang, style=style)) + 64
         budget = llm.n_ctx - options.max_tokens - fixed
-        if budget <= 0:
+        if budget <= TAG_COST:
             raise RepoBotError(
                 f"The model's context ({llm.n_ctx} tokens) is too small for the rules, the question and a "
                 f"{options.max_tokens}-token answer. Choose a model with a larger context or ask a shorter question."
             )
-        kept, used, notes = [], 0, []
-        for source, text in passages:
-            cost = llm.count_tokens(text) + 12
-            if used + cost <= budget:
-                kept.append((source, text))
-                used += cost
-                continue
-            room = budget - used - 12
-            if room > 50:
-                ratio = room / cost
-                kept.append((source, text[: int(len(text) * ratio)]))
-                notes.append(f"Passage {len(kept)} was shortened to fit the model's context.")
-            break
+        costs = [llm.count_tokens(text) for _, text in passages]
+        kept, notes = [], []
+        for (source, text), cost, room in zip(passages, costs, fit_budget(costs, budget)):
+            if room == 0:
+                break
+            if room < cost:
+                text = text[: int(len(text) * room / cost)]
+                notes.append(f"Passage {len(kept) + 1} was shortened to fit the model's context.")
+            kept.append((source, text))
         if len(kept) < len(passages):
             notes.append(f"{len(passages) - len(kept)} passage(s) left out to fit the model's {llm.n_ctx}-token context.")
         return kept, notes
+
+
+def search_queries(question: str, rewritten: str | None, asked: str, primary: str, pages: Counter) -> list[Query]:
+    """What retrieval searches for: the question, and its rewrite when there is one.
+
+    A question in another language than the documents' goes to BM25 alone; it
+    counts fully where pages in its language exist, and half otherwise (then
+    it matches only through its identifiers).
+
+    >>> search_queries("重定向?", "Redirects?", "zh", "en", Counter({"en": 9}))
+    [Query(text='Redirects?', dense=True, lexical=True, weight=1.0), Query(text='重定向?', dense=False, lexical=True, weight=0.5)]
+    """
+    if rewritten is None or asked == primary:
+        return [Query(question)] + ([Query(rewritten)] if rewritten else [])
+    return [Query(rewritten), Query(question, dense=False, weight=1.0 if pages.get(asked) else 0.5)]
+
+
+def prompt_passages(hits: Sequence[Hit], ranked: Sequence[tuple[Unit, float]], trim: int) -> list[tuple[str, str]]:
+    """(source, text) of each hit as the model reads it: trimmed to its most relevant sentences, or whole.
+
+    The ids, sources and line spans stay those of the whole chunks, which the
+    checker and the viewer use.
+    """
+    if trim <= 0:
+        return [(h.chunk.source, h.chunk.text) for h in hits]
+    out = []
+    for hit in hits:
+        titles = {t.strip().lower() for t in hit.chunk.heading.split(">")}
+        pieces = [Piece(u.position, u.text, u.is_code, score) for u, score in ranked
+                  if u.pid == hit.rank and u.text.strip().lower() not in titles]
+        out.append((hit.chunk.source, trim_passage(hit.chunk.heading, pieces, sentences=trim) if pieces else hit.chunk.text))
+    return out

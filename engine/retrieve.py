@@ -1,4 +1,10 @@
-"""Retrieve: dense top-k and BM25 top-k, fused with Reciprocal Rank Fusion (k = 60).
+"""Retrieve: dense top-k and BM25 top-k for each query, fused with Reciprocal Rank Fusion (k = 60).
+
+Several queries (the question, and its rewrite into the documents' language)
+each add their rankings to the fusion, so a poor rewrite cannot lose what the
+original question finds. A question in another language than the documents
+goes to BM25 only (an English embedding model reads it as noise), where it still
+finds its code identifiers and the pages written in its own language.
 
 >>> rrf([[7, 3, 5], [3, 9]])
 [(3, 0.0325...), (7, 0.0163...), (9, 0.0161...), (5, 0.0158...)]
@@ -6,13 +12,13 @@
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, Sequence
+from typing import NamedTuple, Sequence
 
-from repobot.engine.chunk import Chunk
-from repobot.engine.embed import Embedder
-from repobot.engine.errors import RepoBotError
-from repobot.engine.index import Index
-from repobot.engine.tokens import tokenize
+from .chunk import Chunk
+from .embed import Embedder
+from .errors import RepoBotError
+from .index import Index
+from .tokens import tokenize
 
 MODES = ("hybrid", "bm25", "dense")
 RRF_K = 60
@@ -27,16 +33,25 @@ class Hit(NamedTuple):
     score: float  # fused RRF score in hybrid mode, else the ranker's own score
 
 
-def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple[int, float]]:
-    """Fuse rankings (lists of ids, best first): score = sum of 1 / (k + rank).
+class Query(NamedTuple):
+    """One query of a search, which rankers it goes to, and its weight in the fusion."""
+
+    text: str
+    dense: bool = True
+    lexical: bool = True
+    weight: float = 1.0
+
+
+def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K, weights: Sequence[float] | None = None) -> list[tuple[int, float]]:
+    """Fuse rankings (lists of ids, best first): score = sum of weight / (k + rank).
 
     Ties keep the order in which ids were first seen. The docstring example is
     ``3``: 1/62 + 1/61; ``7``: 1/61; ``9``: 1/62; ``5``: 1/63.
     """
     scores: dict[int, float] = {}
-    for ranking in rankings:
+    for ranking, weight in zip(rankings, weights or [1.0] * len(rankings)):
         for rank, item in enumerate(ranking, 1):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda pair: -pair[1])
 
 
@@ -46,50 +61,43 @@ def check_mode(mode: str) -> str:
     return mode
 
 
-def retrieve(
-    index: Index,
-    embedder: Embedder,
-    query: str,
-    *,
-    k: int = TOP_K,
-    mode: str = "hybrid",
-    version: str | None = None,
-    rewrite: Callable[[str], str] | None = None,
-) -> list[Hit]:
-    """The top ``k`` chunks for ``query``; ``version`` keeps only chunks of that docs version.
+def allowed_chunks(index: Index, version: str | None) -> set[int] | None:
+    """The chunks of one documentation version (None: all); an error that lists the versions if there is none."""
+    if version is None:
+        return None
+    allowed = {i for i, c in enumerate(index.chunks) if c.version == version}
+    if not allowed:
+        versions = sorted({c.version for c in index.chunks if c.version})
+        raise RepoBotError(f"No chunks of version {version!r}; known versions: {', '.join(versions) or 'none'}.")
+    return allowed
 
-    ``rewrite`` (the lesson's query rewriting) turns the question into search
-    terms; the rewritten query is searched alongside the original.
-    """
+
+def retrieve(
+    index: Index, embedder: Embedder, queries: Sequence[Query | str], *, k: int = TOP_K, mode: str = "hybrid",
+    version: str | None = None,
+) -> list[Hit]:
+    """The top ``k`` chunks for the queries; ``version`` keeps only chunks of that docs version."""
     check_mode(mode)
     if k < 1:
         raise RepoBotError(f"--k must be at least 1 (got {k}).")
-    queries = [query]
-    if rewrite is not None:
-        rewritten = rewrite(query).strip()
-        if rewritten and rewritten != query:
-            queries.append(rewritten)
-    allowed = None
-    if version is not None:
-        allowed = {i for i, c in enumerate(index.chunks) if c.version == version}
-        if not allowed:
-            versions = sorted({c.version for c in index.chunks if c.version})
-            raise RepoBotError(
-                f"No chunks of version {version!r}; known versions: {', '.join(versions) or 'none'}."
-            )
+    allowed = allowed_chunks(index, version)
     pool = max(POOL, k) if allowed is None else len(index.chunks)
 
     def keep(pairs: list[tuple[int, float]]) -> list[tuple[int, float]]:
-        return [p for p in pairs if allowed is None or p[0] in allowed]
+        return [p for p in pairs if allowed is None or p[0] in allowed][: max(POOL, k)]
 
     rankings: list[list[tuple[int, float]]] = []
-    for q in queries:
-        if mode in ("hybrid", "dense"):
-            rankings.append(keep(index.dense.search(embedder.embed(q), pool))[: max(POOL, k)])
-        if mode in ("hybrid", "bm25"):
-            rankings.append(keep(index.lexical.search(tokenize(q), pool))[: max(POOL, k)])
-    if mode == "hybrid" or len(rankings) > 1:
-        fused = rrf([[i for i, _ in r] for r in rankings])
-    else:
-        fused = rankings[0]
+    weights: list[float] = []
+    for query in (Query(q) if isinstance(q, str) else q for q in queries):
+        if not query.text.strip():
+            continue
+        if mode in ("hybrid", "dense") and (query.dense or mode == "dense"):
+            rankings.append(keep(index.dense.search(embedder.embed(query.text), pool)))
+            weights.append(query.weight)
+        if mode in ("hybrid", "bm25") and (query.lexical or mode == "bm25"):
+            rankings.append(keep(index.lexical.search(tokenize(query.text), pool)))
+            weights.append(query.weight)
+    if not rankings:
+        return []
+    fused = rrf([[i for i, _ in r] for r in rankings], weights=weights) if len(rankings) > 1 else rankings[0]
     return [Hit(rank, i, index.chunks[i], score) for rank, (i, score) in enumerate(fused[:k], 1)]

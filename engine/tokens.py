@@ -1,8 +1,9 @@
-"""Tokens for BM25: words, code identifiers and CJK text (which has no spaces).
+"""Tokens: the words BM25 and the checkers compare, in any language.
 
 A code identifier is kept whole and also split into its parts, so a query for
 ``follow_redirects`` or for ``redirects`` both match. CJK runs become single
-characters plus bigrams. Plain words are lower-cased and lightly stemmed.
+characters plus bigrams (there are no spaces to split on). Plain words are
+lower-cased and lightly stemmed; stop words of every answer language are dropped.
 
 >>> tokenize("Use httpx.Client(follow_redirects=True)")
 ['use', 'httpx.client', 'httpx', 'client', 'follow_redirects', 'follow', 'redirect', 'true']
@@ -15,17 +16,12 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_][\w.\-]*[^\W_]|[^\W_]|_\w+", re.UNICODE)
-_CJK_RUN = re.compile(rf"^[{_CJK}]+$")
-_SPLIT_PARTS = re.compile(r"[._\-]+")
+from .languages import STOPWORDS
+from .text import CITATION, CJK
 
-STOPWORDS = frozenset(
-    """a an and are as at be but by can do does for from has have how i if in into is it its
-    of on or so than that the their then there these this to was what when where which who
-    why will with you your le la les de des du un une et est pour dans que qui sur par pas
-    au aux ce ces il elle on ne se""".split()
-)
+_TOKEN = re.compile(rf"[{CJK}]+|[^\W_][\w.\-]*[^\W_]|[^\W_]|_\w+", re.UNICODE)
+_CJK_RUN = re.compile(rf"^[{CJK}]+$")
+_SPLIT_PARTS = re.compile(r"[._\-]+")
 
 
 def stem(word: str) -> str:
@@ -56,7 +52,7 @@ def cjk_grams(run: str) -> list[str]:
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased BM25 tokens of any text; stopwords dropped."""
+    """Lower-cased BM25 tokens of any text; stop words dropped."""
     text = unicodedata.normalize("NFKC", text).lower()
     out: list[str] = []
     for token in _TOKEN.findall(text):
@@ -73,3 +69,15 @@ def tokenize(text: str) -> list[str]:
         else:
             out.append(stem(token))
     return out
+
+
+GENERIC = frozenset(tokenize("use using used can way also doc documentation default option set"))
+
+
+def content_words(text: str) -> set[str]:
+    """The words that carry a sentence's meaning: tokens minus citations, generic words and single letters.
+
+    >>> sorted(content_words("Redirects are not followed by default [1]."))
+    ['follow', 'not', 'redirect']
+    """
+    return {t for t in tokenize(CITATION.sub(" ", text)) if t not in GENERIC and len(t) > 1}

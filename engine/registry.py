@@ -1,0 +1,117 @@
+"""Registry: language models and embedders found by id, behind one seam.
+
+Built in: the embedders ``int8`` (the default), ``onnx`` and ``torch``
+(all-MiniLM-L6-v2 three ways), and every GGUF chat model, by path or by file
+name in a models folder. Tests register deterministic fakes under their own
+ids, as simonw/llm's tests do, and the rest of RepoBot never knows the difference.
+
+``ModelSet`` holds the two a session uses, each loaded on first use, once,
+with the lock that keeps a ``Llama`` to one thread at a time.
+
+>>> {"int8", "onnx", "torch"} <= set(embedder_ids())
+True
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Callable
+
+from .embed import Embedder, OnnxEmbedder, SentenceTransformerEmbedder, default_embedding_model_dir
+from .errors import ModelError
+from .generate import LLM, LlamaCppLLM
+from .models import resolve_model
+
+DEFAULT_EMBEDDER = "int8"  # benchmarks/embed_speed.py and `repobot eval` back this choice
+N_CTX = 4096
+
+_EMBEDDERS: dict[str, Callable[[], Embedder]] = {}
+_LLMS: dict[str, Callable[[], LLM]] = {}
+
+
+def register_embedder(name: str, factory: Callable[[], Embedder]) -> None:
+    _EMBEDDERS[name] = factory
+
+
+def register_llm(name: str, factory: Callable[[], LLM]) -> None:
+    _LLMS[name] = factory
+
+
+def embedder_ids() -> list[str]:
+    return list(_EMBEDDERS)
+
+
+def _onnx(int8: bool) -> Callable[[], Embedder]:
+    def make() -> Embedder:
+        from .onnx_export import onnx_model
+
+        model_dir = default_embedding_model_dir()
+        return OnnxEmbedder(onnx_model(model_dir, int8), model_dir, int8)
+
+    return make
+
+
+register_embedder("int8", _onnx(True))
+register_embedder("onnx", _onnx(False))
+register_embedder("torch", SentenceTransformerEmbedder)
+
+
+def load_embedder(name: str | None = None) -> Embedder:
+    """The embedder ``name``, or ``$REPOBOT_EMBEDDER``, or the default."""
+    name = (name or os.environ.get("REPOBOT_EMBEDDER") or DEFAULT_EMBEDDER).strip().lower()
+    if name not in _EMBEDDERS:
+        raise ModelError(f"Unknown embedder {name!r}: set REPOBOT_EMBEDDER to one of {', '.join(_EMBEDDERS)}.")
+    return _EMBEDDERS[name]()
+
+
+def load_llm(name: str | None = None, *, n_ctx: int = N_CTX) -> LLM:
+    """A registered model by id, else a GGUF by path or file name (the default model when None)."""
+    if name and name in _LLMS:
+        return _LLMS[name]()
+    return LlamaCppLLM(resolve_model(name), n_ctx=n_ctx)
+
+
+def model_label(name: str | None) -> str:
+    """The name a model is shown by, without loading it."""
+    if name and name in _LLMS:
+        return name
+    return Path(name).name if name else resolve_model(None).name
+
+
+class ModelSet:
+    """The embedder and the LLM of a session, each loaded on first use, once."""
+
+    def __init__(self, llm: str | None = None, embedder: str | None = None):
+        self.llm_name = llm or None
+        self.embedder_name = embedder or None
+        self._llm: LLM | None = None
+        self._embedder: Embedder | None = None
+        self.lock = threading.Lock()  # one Llama instance is never used by two threads at once
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = load_embedder(self.embedder_name)
+        return self._embedder
+
+    @property
+    def llm(self) -> LLM:
+        if self._llm is None:
+            self._llm = load_llm(self.llm_name)
+        return self._llm
+
+    def use_llm(self, name: str | None) -> None:
+        """Switch to another language model; it loads on next use (the embedder stays loaded)."""
+        with self.lock:
+            self.llm_name, self._llm = name or None, None
+
+    def check_llm(self) -> None:
+        """Fail early, with the fix, if the model file is missing or corrupt (without loading it)."""
+        if not (self.llm_name and self.llm_name in _LLMS):
+            resolve_model(self.llm_name)
+
+    @property
+    def llm_label(self) -> str:
+        return self._llm.name if self._llm is not None else model_label(self.llm_name)

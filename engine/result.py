@@ -1,0 +1,98 @@
+"""Result: one question's whole record (retrieved, prompted, generated, checked, shown) and its one JSON form.
+
+``hit_json``, ``support_json`` and ``answer_json`` are the only places a
+result becomes a dict: the CLI, the history and the evaluation all use them;
+the desktop keeps the typed objects.
+
+>>> from repobot.engine.chunk import Chunk
+>>> hit = Hit(1, 0, Chunk("a.md", "A", 3, 9, "text"), 0.5)
+>>> hit_json(hit)
+{'id': 1, 'source': 'a.md', 'lines': [3, 9], 'heading': 'A', 'score': 0.5}
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from .check import FormCheck
+from .retrieve import Hit
+from .support import Support
+from .text import citations
+
+
+@dataclass
+class Timings:
+    retrieve_ms: float = 0.0
+    first_content_ms: float | None = None  # the first useful text on screen (the quoted preview)
+    first_token_ms: float | None = None  # the model's first token
+    total_ms: float = 0.0
+    tokens_per_s: float = 0.0
+    prompt_tokens: int = 0
+
+
+@dataclass
+class Answer:
+    question: str
+    language: str
+    model: str
+    prompt: list[dict[str, str]]
+    retrieved: list[Hit]
+    searched_for: str = ""  # the query retrieval used besides the question (its rewrite), else the question
+    model_answer: str = ""
+    check: FormCheck = FormCheck([], [], [])
+    sentences: list[Support] = field(default_factory=list)  # the model's answer, checked
+    final_sentences: list[Support] = field(default_factory=list)  # what the user is shown, with final citations
+    verdict: str = "not_found"
+    final_answer: str = ""
+    missing_terms: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # trimming, stop reasons, index notes
+    stop_reason: str = ""
+    timings: Timings = field(default_factory=Timings)
+    conversation: int | None = None  # the saved conversation it belongs to
+
+    @property
+    def sources(self) -> list[Hit]:
+        """The retrieved passages the final answer cites, in id order."""
+        ids = set(citations(self.final_answer))
+        return [h for h in self.retrieved if h.rank in ids]
+
+    def to_json(self) -> dict:
+        return answer_json(self)
+
+
+def hit_json(hit: Hit, *, text: bool = False, id_key: str = "id") -> dict:
+    out = {id_key: hit.rank, "source": hit.chunk.source, "lines": [hit.chunk.start, hit.chunk.end],
+           "heading": hit.chunk.heading, "score": round(hit.score, 5)}
+    return out | {"text": hit.chunk.text} if text else out
+
+
+def support_json(s: Support) -> dict:
+    return {
+        "text": s.text, "cited": s.cited, "status": s.status, "support": {str(k): v for k, v in s.support.items()},
+        "suggested": s.suggested, "reason": s.reason, "code": s.is_code, "cited_by": s.cited_by,
+        "checked_as": s.checked_as,
+    }
+
+
+def answer_json(a: Answer) -> dict:
+    return {
+        "question": a.question,
+        "language": a.language,
+        "model": a.model,
+        "prompt": a.prompt,
+        "retrieved": [hit_json(h) for h in a.retrieved],
+        "searched_for": a.searched_for,
+        "answer": a.model_answer,
+        "check": a.check._asdict(),
+        "sources": [{"id": h.rank, "source": h.chunk.source, "lines": [h.chunk.start, h.chunk.end]} for h in a.sources],
+        "timings": {k: (round(v, 1) if isinstance(v, float) else v) for k, v in asdict(a.timings).items()},
+        "sentences": [support_json(s) for s in a.sentences],
+        "final_sentences": [support_json(s) for s in a.final_sentences],
+        "verdict": a.verdict,
+        "final_answer": a.final_answer,
+        "model_answer": a.model_answer,
+        "missing_terms": a.missing_terms,
+        "notes": a.notes,
+        "stop_reason": a.stop_reason,
+        "conversation": a.conversation,
+    }

@@ -1,0 +1,105 @@
+"""Rewrite: the lesson's query rewriting, done by the model, checked before it is used.
+
+A question in another language than the documents is translated into theirs
+before retrieval, and the sentences of an answer written in the user's language
+are translated back for the support check. The model's output is only a
+suggestion: ``accept_query`` refuses an empty, overlong or answered rewrite,
+and retrieval always fuses the original query too, so a bad rewrite cannot lose
+what the original finds.
+
+>>> accept_query("Does HTTPX support HTTP/3?", "httpx 支持 HTTP/3 吗？", "en")
+'Does HTTPX support HTTP/3?'
+>>> accept_query("Yes, HTTPX supports HTTP/3.", "httpx 支持 HTTP/3 吗？", "en") is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from .languages import ESCAPE_PHRASES, detect_language, language
+
+# A worked example on another topic: the model sees the task done once, and a copy of it is easy to spot.
+_EXAMPLE_QUESTION = "pandas 能读取 parquet 文件吗？"
+_EXAMPLE_ANSWER = "Can pandas read parquet files?"
+
+
+def translation_messages(question: str, target: str) -> list[dict[str, str]]:
+    """Messages asking the model to translate a question into language ``target`` (never to answer it)."""
+    name = language(target).name
+    system = (
+        f"Translate the user's question into {name}. Keep code, names and identifiers exactly as written. "
+        f"Reply with the translated question only; never answer it."
+    )
+    example = [{"role": "user", "content": _EXAMPLE_QUESTION}, {"role": "assistant", "content": _EXAMPLE_ANSWER}]
+    return [{"role": "system", "content": system}] + (example if target == "en" else []) + [
+        {"role": "user", "content": question.strip()}
+    ]
+
+
+_ANSWERED = re.compile(r"^(yes|no|oui|non|sure|certainly)\b", re.I)
+
+
+def accept_query(output: str, question: str, target: str) -> str | None:
+    """The rewritten query if it looks like a question in ``target``, else None (the original is used alone).
+
+    >>> accept_query("", "q", "en"), accept_query("Can pandas read parquet files?", "httpx 会重试吗", "en")
+    (None, None)
+    """
+    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
+    if not lines:
+        return None
+    text = lines[0].strip("\"'“”` ")
+    if not text or text == _EXAMPLE_ANSWER or len(text) > 3 * len(question) + 40:
+        return None
+    if _ANSWERED.match(text) or any(phrase.strip("。.") in text for phrase in ESCAPE_PHRASES):
+        return None
+    if detect_language(text) != target or text.strip() == question.strip():
+        return None
+    return text
+
+
+def query_messages(question: str) -> list[dict[str, str]]:
+    """Messages asking the model to turn a question into a short search query (the lesson's rewrite)."""
+    system = ("Rewrite the user's question as a short search query of key terms for documentation search. "
+              "Keep code identifiers exactly. Reply with the query only.")
+    return [{"role": "system", "content": system}, {"role": "user", "content": question.strip()}]
+
+
+def accept_terms(output: str, question: str) -> str | None:
+    """The first line of a search-query rewrite, unless it is empty or far longer than the question.
+
+    >>> accept_terms("timeout disable None\\nmore", "How can I stop waiting forever?")
+    'timeout disable None'
+    """
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    return lines[0] if lines and len(lines[0]) <= 3 * len(question) + 40 else None
+
+
+def sentences_messages(sentences: Sequence[str], target: str) -> list[dict[str, str]]:
+    """Messages asking for a line-by-line translation of numbered sentences into ``target``."""
+    name = language(target).name
+    system = (
+        f"Translate each numbered line into {name}. Keep code, identifiers, numbers and [n] markers exactly. "
+        "Reply with the same numbered lines only."
+    )
+    numbered = "\n".join(f"{i}. {s.strip()}" for i, s in enumerate(sentences, 1))
+    return [{"role": "system", "content": system}, {"role": "user", "content": numbered}]
+
+
+_NUMBERED = re.compile(r"^\s*(\d+)[.)、:：]\s*(.+)$")
+
+
+def parse_numbered(output: str, count: int) -> list[str | None]:
+    """The translation of each of ``count`` numbered lines; None where a line is missing.
+
+    >>> parse_numbered("1. Off by default [1].\\n3. Enable it.", 3)
+    ['Off by default [1].', None, 'Enable it.']
+    """
+    found: list[str | None] = [None] * count
+    for line in output.splitlines():
+        match = _NUMBERED.match(line)
+        if match and 1 <= int(match.group(1)) <= count and found[int(match.group(1)) - 1] is None:
+            found[int(match.group(1)) - 1] = match.group(2).strip()
+    return found

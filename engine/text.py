@@ -1,0 +1,309 @@
+"""Text: the small pieces of text analysis every later step shares, written once.
+
+Code fences, inline code, ``[n]`` citations, sentences (the lesson's rules plus
+English and French sentence ends), markdown paragraphs, identifiers and
+numbers. Pure functions of strings; nothing here knows about passages or models.
+
+>>> split_sentences("Off by default [1]. Enable it:\\n```\\nget(url, follow_redirects=True)\\n```\\n默认不会 [2]。")
+['Off by default [1].', 'Enable it:', '默认不会 [2]。']
+>>> identifiers("Set `follow_redirects=True` on httpx.Client, or see HTTP/3.")
+['follow_redirects=True', 'httpx.Client', 'HTTP/3']
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator, NamedTuple
+
+# --- scripts ----------------------------------------------------------------------
+KANA = "\u3040-\u30ff"
+HANGUL = "\uac00-\ud7af"
+CJK_IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+CJK = KANA + CJK_IDEOGRAPHS + HANGUL  # the one CJK range: text written without spaces between words
+CJK_CHAR = re.compile(f"[{CJK}]")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether the text has kana, ideographs or hangul.
+
+    >>> has_cjk("httpx 支持"), has_cjk("httpx")
+    (True, False)
+    """
+    return bool(CJK_CHAR.search(text))
+
+
+# --- code fences and inline code ----------------------------------------------------------
+_FENCE_BLOCK = re.compile(r"(`{3,}|~{3,})[^\n]*\n?(.*?)(?:\1|\Z)", re.S)
+_FENCE_LINE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"`([^`\n]+)`")
+
+
+class Segment(NamedTuple):
+    text: str
+    is_code: bool  # the body of a fenced code block (fence lines and info string removed)
+
+
+def segments(text: str) -> list[Segment]:
+    """Prose and fenced code in order; a fence left open runs to the end (as the lesson's check reads it).
+
+    >>> segments("Use it:\\n```python\\nx = a[1]\\n```\\nDone [2].")
+    [Segment(text='Use it:\\n', is_code=False), Segment(text='x = a[1]\\n', is_code=True), Segment(text='\\nDone [2].', is_code=False)]
+    """
+    out: list[Segment] = []
+    position = 0
+    for match in _FENCE_BLOCK.finditer(text):
+        if match.start() > position:
+            out.append(Segment(text[position : match.start()], False))
+        out.append(Segment(match.group(2), True))
+        position = match.end()
+    if position < len(text):
+        out.append(Segment(text[position:], False))
+    return out
+
+
+def strip_code(text: str) -> str:
+    """Remove fenced code blocks (and a fence left open at the end).
+
+    >>> strip_code("Use it:\\n```python\\nx = a[1]\\n```\\nDone [2].")
+    'Use it:\\n\\nDone [2].'
+    """
+    return "".join(s.text for s in segments(text) if not s.is_code)
+
+
+class FenceTracker:
+    """Line by line, whether a markdown line is inside a code fence (headings there do not count).
+
+    >>> t = FenceTracker(); [t.inside_after(l) for l in ["# A", "```py", "# not", "```", "b"]]
+    [False, True, True, True, False]
+    """
+
+    def __init__(self):
+        self.fence: str | None = None
+
+    def inside_after(self, line: str) -> bool:
+        """Feed one line; True when the line opens, closes or lies inside a fence."""
+        opener = _FENCE_LINE.match(line)
+        if self.fence is None:
+            if opener:
+                self.fence = opener.group(1)[0] * 3
+                return True
+            return False
+        if line.strip().startswith(self.fence):
+            self.fence = None
+        return True
+
+    @property
+    def open(self) -> bool:
+        return self.fence is not None
+
+
+def is_fence_line(line: str) -> bool:
+    return bool(_FENCE_LINE.match(line))
+
+
+def strip_inline_code(text: str) -> str:
+    """Inline code spans replaced by a space.
+
+    >>> strip_inline_code("Use `a[1]` here")
+    'Use   here'
+    """
+    return _INLINE_CODE.sub(" ", text)
+
+
+def inline_code(text: str) -> list[str]:
+    return _INLINE_CODE.findall(text)
+
+
+def normalise_code(code: str) -> str:
+    """Code compared up to whitespace.
+
+    >>> normalise_code("client = httpx.Client(\\n    follow_redirects=True)")
+    'client=httpx.Client(follow_redirects=True)'
+    """
+    return re.sub(r"\s+", "", code)
+
+
+# --- citations ---------------------------------------------------------------------
+CITATION = re.compile(r"\[(\d+)\]")
+_CITATION_RUN = re.compile(r"\s*(?:\[\d+\])+")
+
+
+def citations(text: str) -> list[int]:
+    """Ids cited in ``text``, in order, ignoring brackets inside inline code (``a[1]``).
+
+    >>> citations("Off [1][3]. Index `a[2]`.")
+    [1, 3]
+    """
+    return [int(x) for x in CITATION.findall(strip_inline_code(text))]
+
+
+def strip_citations(text: str) -> str:
+    """The text without its [n] marks.
+
+    >>> strip_citations("Off by default [1][3].")
+    'Off by default.'
+    """
+    return _CITATION_RUN.sub("", text).strip()
+
+
+def cite(sentence: str, ids: list[int]) -> str:
+    """The sentence with exactly these citations, placed before its final punctuation.
+
+    >>> cite("Off by default [2].", [1]), cite("默认不会。", [1, 3]), cite("No mark", [2])
+    ('Off by default [1].', '默认不会 [1][3]。', 'No mark [2]')
+    """
+    bare = strip_citations(sentence).rstrip()
+    marks = "".join(f"[{i}]" for i in ids)
+    if not marks:
+        return bare
+    if bare and bare[-1] in "。！？.!?":
+        return f"{bare[:-1]} {marks}{bare[-1]}"
+    return f"{bare} {marks}"
+
+
+# --- sentences -----------------------------------------------------------------------
+MIN_SENTENCE = 8  # fragments of this many characters or fewer are ignored (the lesson's rule)
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "no.", "fig.", "mr.", "mrs.", "dr.", "p.ex.")
+# A sentence end: the mark, any citations written right after it, then space or end of line.
+_END = re.compile(r"([。！？]|[.!?](?=[\s\[]|$))((?:\s*\[\d+\])*)")
+
+
+def _is_sentence_end(line: str, match: re.Match) -> bool:
+    if match.group(1) in "。！？!?":
+        return True
+    before = line[: match.start() + 1].lower()
+    if before.endswith(_ABBREVIATIONS):
+        return False
+    words = before.split()
+    if words and re.fullmatch(r"\d+\.", words[-1]) and before.strip() == words[-1]:  # "1. " starts a list item
+        return False
+    return True
+
+
+def split_line(line: str) -> list[str]:
+    """Split one line into sentences, keeping trailing citations with their sentence.
+
+    >>> split_line("Use httpx.Client, e.g. in v0.28.1. See https://x.org/a.b [2]. Done!")
+    ['Use httpx.Client, e.g. in v0.28.1.', 'See https://x.org/a.b [2].', 'Done!']
+    >>> split_line("默认不会 [1]。开启后可以查看 [3]。")
+    ['默认不会 [1]。', '开启后可以查看 [3]。']
+    """
+    sentences, start = [], 0
+    for match in _END.finditer(line):
+        if _is_sentence_end(line, match):
+            sentences.append(line[start : match.end()].strip())
+            start = match.end()
+    sentences.append(line[start:].strip())
+    return [s for s in sentences if s]
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of prose (fenced code removed), longer than 8 characters: the lesson's split."""
+    return [s for line in strip_code(text).splitlines() for s in split_line(line) if len(s) > MIN_SENTENCE]
+
+
+def introduces_code(sentence: str) -> bool:
+    """A sentence ending in ':' introduces the code that follows and is not counted."""
+    return strip_citations(sentence).rstrip().endswith(("：", ":"))
+
+
+def paragraphs(text: str) -> list[str]:
+    """Markdown prose as logical lines: wrapped lines re-joined; headings, list items and quotes kept apart.
+
+    >>> paragraphs("## Title\\nA sentence that\\nwraps here.\\n- item one\\n- item two")
+    ['## Title', 'A sentence that wraps here.', '- item one', '- item two']
+    """
+    out, current = [], []
+    for line in text.splitlines() + [""]:
+        stripped = line.strip()
+        new_block = not stripped or stripped.startswith(("#", "-", "*", "|", ">", "+")) or re.match(r"\d+\.\s", stripped)
+        if new_block and current:
+            out.append(" ".join(current))
+            current = []
+        if stripped.startswith((":::", "///")):  # documentation-generator directives, not prose
+            continue
+        if stripped.startswith("#"):
+            out.append(stripped)
+        elif stripped:
+            current.append(stripped)
+    return out
+
+
+def prose_sentences(text: str) -> Iterator[str]:
+    """Sentences of markdown prose, paragraph by paragraph (wrapped lines re-joined)."""
+    for paragraph in paragraphs(text):
+        yield from split_line(paragraph)
+
+
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_EMPHASIS = re.compile(r"\*\*|__(?=\w)|(?<=\w)__|`")
+_TAGS = re.compile(r"</?[a-zA-Z][^>\n]*>")
+_ATTRIBUTES = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")  # mkdocs "## Title { #title }"
+
+
+def strip_markup(text: str) -> str:
+    """Markdown reduced to its words; identifiers keep their underscores.
+
+    >>> strip_markup("## **Not** by `default`, see [the guide](quickstart.md#redirects) - follow_redirects { #x }")
+    'Not by default, see the guide - follow_redirects'
+    """
+    text = _ATTRIBUTES.sub("", _TAGS.sub("", _LINK.sub(r"\1", text)))
+    text = re.sub(r"^\s*(#+|>|[-*+]|\d+\.)\s+", "", text)
+    return _EMPHASIS.sub("", text).strip()
+
+
+def word_in(term: str, text: str) -> bool:
+    """``term`` in lower-cased ``text`` as a whole word (so ``AD`` is not found inside ``read``).
+
+    >>> word_in("AD", "we read the ad."), word_in("HTTP/3", "no http/3 here"), word_in("AD", "read")
+    (True, True, False)
+    """
+    pattern = r"(?<![a-z0-9_])" + re.escape(term.lower()) + r"(?![a-z0-9_])"
+    return re.search(pattern, text) is not None
+
+
+def heading_title(raw: str) -> str:
+    """A heading's title without a trailing attribute list.
+
+    >>> heading_title("Path Parameters { #path-parameters }")
+    'Path Parameters'
+    """
+    return _ATTRIBUTES.sub("", raw).strip() or raw.strip()
+
+
+# --- identifiers and numbers ----------------------------------------------------------------
+_IDENT = re.compile(
+    r"[A-Za-z_][\w]*(?:[./][\w]+)+(?:\(\))?"  # httpx.Client, HTTP/3, response.next_request()
+    r"|[A-Za-z]*_[\w]+(?:=\w+)?"  # follow_redirects, follow_redirects=True
+    r"|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*"  # camelCase, CamelCase
+    r"|\b\d{2,}\b"  # numbers like 503 or 2048
+)
+
+
+def identifiers(sentence: str) -> list[str]:
+    """Code identifiers and numbers named in a sentence, in order, without repeats."""
+    text = CITATION.sub(" ", sentence)
+    found = [m.strip() for m in inline_code(text)] + _IDENT.findall(strip_inline_code(text))
+    out: list[str] = []
+    for item in found:
+        item = item.strip(".,;:()")
+        if item and item not in out:
+            out.append(item)
+    return out
+
+
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+_NUMBER_WORDS |= {"hundred": "100", "thousand": "1000", "un": "1", "deux": "2", "trois": "3", "cinq": "5", "dix": "10"}
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
+_CJK_NUMBER = re.compile(r"(?<=[^\x00-\x7f])\d+(?:\.\d+)?|\d+(?:\.\d+)?(?=[^\x00-\x7f])")
+
+
+def numbers(text: str) -> set[str]:
+    """Numbers in a text, written as digits or as English or French words (``5秒`` counts too).
+
+    >>> sorted(numbers("The default is five seconds, or 10 with `max_connections=10`; HTTP/2. 5秒"))
+    ['10', '5']
+    """
+    text = CITATION.sub(" ", text)
+    found = {_NUMBER_WORDS.get(m.lower(), m) for m in _NUMBER.findall(text)}
+    return found | set(_CJK_NUMBER.findall(text))
