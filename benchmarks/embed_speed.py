@@ -24,7 +24,7 @@ def main() -> int:
     args = parse_args("fastapi", __doc__, lambda p: p.add_argument("--sample", type=int, default=600))
 
     from repobot.engine.chunk import chunk_markdown, piece_budget
-    from repobot.engine.embed import load_embedder
+    from repobot.engine.registry import load_embedder
     from repobot.engine.index import embedding_text
     from repobot.engine.load import load_corpus
 

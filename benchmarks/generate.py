@@ -26,10 +26,10 @@ def main() -> int:
 
     pipe = Pipeline(args.corpus)
     pipe.build_index()
-    llm = pipe.llm
+    llm = pipe.models.llm
 
     def messages(question):
-        hits = pipe.search(question)
+        hits, _ = pipe.search(question)
         return build_messages(question, [(h.chunk.source, h.chunk.text) for h in hits], lang="en")
 
     first = messages("Does httpx follow redirects by default?")

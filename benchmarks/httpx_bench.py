@@ -40,7 +40,7 @@ def main() -> int:
 
     pipe = Pipeline(args.corpus)
     t = time.perf_counter()
-    embedder = pipe.embedder
+    embedder = pipe.models.embedder
     load_embedder_s = time.perf_counter() - t
     t = time.perf_counter()
     report = pipe.build_index()

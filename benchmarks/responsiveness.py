@@ -47,7 +47,8 @@ def main() -> int:
 
     from repobot.desktop.qt import QApplication, QTimer
     from repobot.desktop.window import MainWindow
-    from repobot.engine.settings import SettingsStore
+    from repobot.desktop.settings import SettingsStore
+    from repobot.desktop.tasks import Busy
 
     app = QApplication.instance() or QApplication(sys.argv)
     watch = LoopWatch(QTimer)
@@ -62,13 +63,14 @@ def main() -> int:
         loop.exec()
         poll.stop()
 
+    c = win.controller
     win.show()
-    wait(lambda: win.models_ok)
+    wait(lambda: c.models_ok)
     result["startup_stall_ms"] = round(watch.reset() * 1000)
-    wait(lambda: not win.busy and win.active in win.indexed)
+    wait(lambda: c.busy is Busy.IDLE and c.active in c.indexed_reports)
     result["indexing_stall_ms"] = round(watch.reset() * 1000)
     win.ask("Does httpx follow redirects by default?")
-    wait(lambda: bool(win.turns) and not win.busy)
+    wait(lambda: bool(c.turns) and c.busy is Busy.IDLE)
     result["answering_stall_ms"] = round(watch.reset() * 1000)
     result["ticks"] = watch.ticks
     win.close()

@@ -46,13 +46,15 @@ def main() -> int:
     corpus = work / "docs"
     shutil.copytree(args.corpus, corpus)
 
-    from repobot.engine.embed import load_embedder
-    from repobot.engine.index import embedding_text, load_index
+    from repobot.engine.registry import ModelSet
+    from repobot.engine.index import embedding_text
+    from repobot.engine.store import load_index
     from repobot.engine.pipeline import Pipeline
     from repobot.engine.retrieve import retrieve
 
-    embedder = load_embedder()
-    pipe = Pipeline(corpus, embedder=embedder)
+    models = ModelSet()
+    embedder = models.embedder
+    pipe = Pipeline(corpus, models=models)
     t = time.perf_counter()
     report = pipe.build_index()
     index_s = time.perf_counter() - t
@@ -61,7 +63,7 @@ def main() -> int:
 
     touched = corpus / sorted(pipe.index.files)[len(pipe.index.files) // 2]
     touched.write_text(touched.read_text(encoding="utf-8") + "\n\nOne more paragraph.\n", encoding="utf-8")
-    fresh = Pipeline(corpus, embedder=embedder)
+    fresh = Pipeline(corpus, models=models)
     t = time.perf_counter()
     fresh.build_index()
     reindex_one_s = time.perf_counter() - t
@@ -74,7 +76,7 @@ def main() -> int:
     times = []
     for query in QUERIES_EN + QUERIES_ZH:
         t = time.perf_counter()
-        retrieve(index, embedder, query)
+        retrieve(index, embedder, [query])
         times.append((time.perf_counter() - t) * 1000)
 
     result = {

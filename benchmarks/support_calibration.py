@@ -46,8 +46,8 @@ def main() -> int:
     pairs = []
     for row in labels:
         if row["question"] not in checkers:
-            hits = pipe.search(row["question"])
-            checkers[row["question"]] = SupportChecker(pipe.embedder, [h.chunk.text for h in hits])
+            hits, _ = pipe.search(row["question"])
+            checkers[row["question"]] = SupportChecker(pipe.models.embedder, [h.chunk.text for h in hits])
         scores = checkers[row["question"]].scores(row["sentence"])
         best = max(scores.values())
         pairs.append((best, row["supported"]))

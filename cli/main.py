@@ -17,6 +17,9 @@ import sys
 import threading
 
 from repobot import __version__
+from repobot.engine.evaluate import SPLITS
+from repobot.engine.languages import LANGUAGE_CHOICES, language
+from repobot.engine.retrieve import MODES
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -32,9 +35,11 @@ def _parser() -> argparse.ArgumentParser:
 
     def retrieval_args(p):
         p.add_argument("--k", type=int, default=5, help="passages to retrieve (default 5)")
-        p.add_argument("--mode", default="hybrid", choices=["hybrid", "bm25", "dense"], help="retrieval mode")
+        p.add_argument("--mode", default="hybrid", choices=MODES, help="retrieval mode")
         p.add_argument("--docs-version", help="only use chunks of this documentation version")
-        p.add_argument("--rewrite", action="store_true", help="rewrite the query with the model first (the lesson's rewrite)")
+        p.add_argument("--rewrite", action="store_const", const="always", default="auto",
+                       help="always rewrite the query with the model first (by default only a question in another "
+                            "language than the documents is rewritten, into theirs)")
         p.add_argument("--json", action="store_true", help="print JSON")
 
     p = sub.add_parser("index", help="build or update the index of a folder")
@@ -51,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     corpus_arg(p)
     retrieval_args(p)
     p.add_argument("--model", help="a .gguf chat model (path, or a file name in models/)")
-    p.add_argument("--language", default="auto", choices=["auto", "en", "zh", "fr"], help="answer language")
+    p.add_argument("--language", default="auto", choices=LANGUAGE_CHOICES, help="answer language")
     p.add_argument("--max-tokens", type=int, default=400, help="cap on the answer's length in tokens")
     p.add_argument("--no-strict", action="store_true", help="drop the 'even if you know it' rule (experiments)")
     p.add_argument("--no-gate", action="store_true", help="generate even when passages miss the question's key terms")
@@ -65,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--modes", default="bm25,dense,hybrid", help="comma-separated retrieval modes")
     p.add_argument("--model", help="a .gguf chat model")
     p.add_argument("--no-answers", action="store_true", help="retrieval metrics only (no generation)")
+    p.add_argument("--split", choices=SPLITS, help="only the questions of this split (calibrate or report)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
     p = sub.add_parser("models", help="list the GGUF models RepoBot can use")
@@ -107,25 +113,27 @@ def _pipeline(args, *, with_model: bool = False):
 
     pipe = Pipeline(getattr(args, "corpus", None), model=getattr(args, "model", None))
     if with_model:
-        pipe.check_model()
+        pipe.models.check_llm()
     return pipe
 
 
 def cmd_index(args) -> int:
-    from repobot.cli.progress import ProgressBar
+    from .progress import ProgressBar
 
     pipe = _pipeline(args)
     report = pipe.build_index(progress=ProgressBar(enabled=None if not args.json else False))
-    problems = [{"source": p.source, "problem": p.reason} for p in pipe.problems]
+    collection = pipe.collection
+    problems = [{"source": p.source, "problem": p.reason} for p in collection.problems]
     if args.json:
         print(json.dumps({
             "corpus": str(pipe.corpus), "embedder": pipe.index.embedder,
-            "files": len(pipe.index.files), "chunks": len(pipe.index.chunks), "seconds": round(report.seconds, 2), "added": report.added, "updated": report.updated,
-            "removed": report.removed, "unchanged": len(report.unchanged), "embedded_chunks": report.embedded_chunks,
-            "problems": problems, "notes": pipe.index_notes,
+            "files": len(pipe.index.files), "chunks": len(pipe.index.chunks), "seconds": round(report.seconds, 2),
+            "added": report.added, "updated": report.updated, "removed": report.removed,
+            "unchanged": len(report.unchanged), "embedded_chunks": report.embedded_chunks,
+            "problems": problems, "notes": collection.notes,
         }, ensure_ascii=False, indent=2))
         return 0
-    for note in pipe.index_notes:
+    for note in collection.notes:
         print(f"note: {note}", file=sys.stderr)
     for p in problems:
         print(f"warning: {p['source']}: {p['problem']}", file=sys.stderr)
@@ -137,20 +145,19 @@ def cmd_index(args) -> int:
     return 0
 
 
-def _hits_json(hits) -> dict:
-    return {"hits": [
-        {"rank": h.rank, "source": h.chunk.source, "lines": [h.chunk.start, h.chunk.end],
-         "heading": h.chunk.heading, "score": round(h.score, 5), "text": h.chunk.text}
-        for h in hits
-    ]}
-
-
 def cmd_search(args) -> int:
-    pipe = _pipeline(args, with_model=args.rewrite)
-    hits = pipe.search(args.question, k=args.k, mode=args.mode, version=args.docs_version, rewrite=args.rewrite)
+    from repobot.engine.pipeline import AskOptions
+    from repobot.engine.result import hit_json
+
+    pipe = _pipeline(args)
+    options = AskOptions(k=args.k, mode=args.mode, version=args.docs_version, rewrite=args.rewrite)
+    hits, rewritten = pipe.search(args.question, options)
     if args.json:
-        print(json.dumps(_hits_json(hits), ensure_ascii=False, indent=2))
+        hits_json = [hit_json(h, text=True, id_key="rank") for h in hits]
+        print(json.dumps({"hits": hits_json, "searched_for": rewritten or args.question}, ensure_ascii=False, indent=2))
         return 0
+    if rewritten:
+        print(f"Searched for: {rewritten}")
     for h in hits:
         print(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}  {h.chunk.heading}  ({h.score:.4f})")
     return 0
@@ -160,7 +167,7 @@ STATUS_MARK = {"supported": "✓", "miscited": "↺", "unsupported": "✗", "unc
 
 
 def cmd_ask(args) -> int:
-    from repobot.engine.pipeline import AskOptions, Done, Retrieved, Token
+    from repobot.engine.pipeline import AskOptions, Done, Preview, Retrieved, Token
 
     pipe = _pipeline(args, with_model=True)
     options = AskOptions(
@@ -174,7 +181,8 @@ def cmd_ask(args) -> int:
         for event in pipe.ask_stream(args.question, options, cancel=cancel):
             if isinstance(event, Retrieved) and not args.json:
                 print("Retrieved: " + "  ".join(f"[{h.rank}] {h.chunk.source}" for h in event.hits), file=out)
-                print("Model answer:", file=out)
+            elif isinstance(event, Preview) and not args.json:
+                print(f"{event.choice.text}\n\nModel answer (being written, not yet checked):", file=out)
             elif isinstance(event, Token) and not args.json:
                 out.write(event.text)
                 out.flush()
@@ -187,9 +195,11 @@ def cmd_ask(args) -> int:
         print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
         return 0
     print(file=out)
+    if answer.searched_for != answer.question:
+        print(f"Searched for: {answer.searched_for}", file=out)
     check = answer.check
     if answer.stop_reason == "gate":
-        print("(not generated: the passages do not contain the question's key terms)", file=out)
+        print(f"(not generated: the documents do not mention {', '.join(answer.missing_terms)})", file=out)
     else:
         print(f"Check: cited {check.cited}, invalid {check.invalid or 'none'}, uncited {len(check.uncited)}", file=out)
         for s in answer.sentences:
@@ -197,13 +207,22 @@ def cmd_ask(args) -> int:
             print(f"  {STATUS_MARK[s.status]} {s.status:<11} {label}", file=out)
     print(f"\nVerdict: {answer.verdict}\n", file=out)
     print(answer.final_answer, file=out)
+    if answer.missing_terms:
+        print(language(answer.language).missing_label.format(terms=", ".join(answer.missing_terms)), file=out)
+    added = [s for s in answer.final_sentences if s.cited_by == "checker" and answer.verdict == "verified"]
+    if added:
+        print("\nCitations added or corrected by RepoBot (the model did not give them):", file=out)
+        for s in added:
+            print(f"  {''.join(f'[{i}]' for i in s.cited)} {s.text.splitlines()[0][:90]}", file=out)
     if answer.sources:
         print("\nSources: " + "  ".join(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}" for h in answer.sources), file=out)
     for note in answer.notes:
         print(f"note: {note}", file=out)
     t = answer.timings
     first = f"{t.first_token_ms:.0f} ms" if t.first_token_ms is not None else "-"
-    print(f"(retrieve {t.retrieve_ms:.0f} ms, first token {first}, total {t.total_ms:.0f} ms, {t.tokens_per_s:.1f} tokens/s)", file=out)
+    quotes = f"{t.first_content_ms:.0f} ms" if t.first_content_ms is not None else "-"
+    print(f"(retrieve {t.retrieve_ms:.0f} ms, quotes {quotes}, first token {first}, total {t.total_ms:.0f} ms, "
+          f"{t.prompt_tokens} prompt tokens, {t.tokens_per_s:.1f} tokens/s)", file=out)
     return 0
 
 
@@ -221,7 +240,7 @@ def cmd_check(args) -> int:
 def cmd_eval(args) -> int:
     from repobot.engine.evaluate import evaluate, format_table, load_questions
 
-    questions = load_questions(args.questions)
+    questions = load_questions(args.questions, args.split)
     pipe = _pipeline(args, with_model=not args.no_answers)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     result = evaluate(pipe, questions, modes=modes, answers=not args.no_answers)
@@ -232,14 +251,19 @@ def cmd_eval(args) -> int:
 def cmd_models(args) -> int:
     from repobot.engine.models import list_models
 
-    rows = [{"file": m.path.name, "path": str(m.path), "size_mb": round(m.size / 1e6, 1),
-             "known": m.known is not None} for m in list_models()]
+    from repobot.engine.models import missing_models
+
+    rows = [{"file": m.path.name, "path": str(m.path), "size_mb": round(m.size / 1e6, 1), "known": m.known is not None,
+             "installed": True, "role": m.known.role if m.known else None} for m in list_models()]
+    rows += [{"file": e.file, "path": None, "size_mb": round(e.size_bytes / 1e6, 1), "known": True, "installed": False,
+              "role": e.role, "install": e.install} for e in missing_models()]
     if args.json:
         print(json.dumps(rows, indent=2))
-    elif not rows:
-        print("No GGUF models found. Run `make install`, or drop a .gguf file into models/.")
-    for r in rows if not args.json else []:
-        print(f"{r['file']}  {r['size_mb']} MB  {'sha256 known' if r['known'] else 'not in catalogue'}  {r['path']}")
+        return 0
+    for r in rows:
+        where = r["path"] if r["installed"] else f"not installed: run `{r['install']}`"
+        kind = f"{r['role']} model" if r["role"] else "your own (not in the catalogue)"
+        print(f"{r['file']}  {r['size_mb']} MB  {kind}  {where}")
     return 0
 
 

@@ -1,13 +1,18 @@
-"""Start the window; optionally script it (ask, open a source, screenshot, quit) for tests and docs."""
+"""Start the window; optionally script it (ask, open a source, screenshot, quit) for tests and docs.
+
+The script listens to the controller's signals: it asks once the models are
+loaded and the folder is indexed, and finishes once the answer is shown (or a
+load or index failed).
+"""
 
 from __future__ import annotations
 
 import sys
 
-from repobot.desktop.qt import QApplication, QFont, QTimer
+from .qt import QApplication, QFont, QTimer
 
 
-def _app() -> QApplication:
+def application() -> QApplication:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("RepoBot")
     font = QFont()
@@ -18,50 +23,56 @@ def _app() -> QApplication:
 
 
 def run(*, corpus=None, model=None, ask=None, screenshot=None, open_source=None, quit_after=False) -> int:
-    from repobot.desktop.window import MainWindow
+    from .window import MainWindow
 
-    app = _app()
+    app = application()
     window = MainWindow(corpus=corpus, model=model)
     window.show()
-    steps = Script(window, ask=ask, screenshot=screenshot, open_source=open_source, quit_after=quit_after)
-    steps.start()
+    if ask or screenshot or quit_after:
+        Script(window, ask=ask, screenshot=screenshot, open_source=open_source, quit_after=quit_after)
     return app.exec()
 
 
 class Script:
-    """Wait until the models and the index are ready, then ask, open a source, screenshot, quit."""
+    """Ask once the models and the index are ready; then open a source, take a screenshot, quit."""
 
     def __init__(self, window, *, ask, screenshot, open_source, quit_after):
         self.window, self.question, self.screenshot = window, ask, screenshot
         self.source, self.quit_after = open_source, quit_after
+        self.ready = {"models": False, "index": False}
         self.asked = False
+        c = window.controller
+        c.models_ready.connect(lambda _name: self._ready("models"))
+        c.indexed.connect(lambda root, _report: root == c.active and self._ready("index"))
+        c.answered.connect(lambda _turn: self._after_answer())
+        c.index_failed.connect(lambda _root: self._failed())
+        c.error.connect(self._report)
+        c.models_failed.connect(lambda _message: self._failed())
 
-    def start(self) -> None:
-        if not (self.question or self.screenshot or self.quit_after):
-            return
-        self.window.worker.failed.connect(self._failed)
-        self.timer = QTimer(self.window)
-        self.timer.timeout.connect(self._tick)
-        self.timer.start(200)
+    def _report(self, message: str) -> None:
+        if message:
+            print(f"repobot gui: {message}", file=sys.stderr)
 
-    def _tick(self) -> None:
-        w = self.window
-        ready = w.models_ok and not w.busy and w.active in w.indexed
-        if not ready:
-            return
-        if self.question and not self.asked:
-            self.asked = w.ask(self.question)
-            return
-        self.timer.stop()
+    def _ready(self, what: str) -> None:
+        self.ready[what] = True
+        if all(self.ready.values()) and not self.asked:
+            self.asked = True
+            if self.question:
+                self.window.ask(self.question)
+            else:
+                self._finish_soon()
+
+    def _after_answer(self) -> None:
         if self.source:
-            w.open_source(self.source)
-        QTimer.singleShot(500, self._finish)
+            self.window.open_source(self.source)
+        self._finish_soon()
 
-    def _failed(self, job: str, message: str) -> None:
-        print(f"repobot gui: {message}", file=sys.stderr)
-        if job in ("models", "index") and (self.question or self.quit_after):
-            self.timer.stop()
-            QTimer.singleShot(300, self._finish)
+    def _failed(self) -> None:
+        if self.question or self.quit_after:
+            self._finish_soon()
+
+    def _finish_soon(self) -> None:
+        QTimer.singleShot(500, self._finish)
 
     def _finish(self) -> None:
         if self.screenshot:

@@ -1,7 +1,8 @@
-"""HTML for the chat view and the document viewer. Pure functions: no widgets here.
+"""HTML for the chat view and the document viewer. Pure functions of engine objects: no widgets here.
 
-Links use private schemes the window handles itself: ``cite:T:N`` (a citation or
-a source of turn T), ``sent:T:I`` (sentence I of turn T, hovered for its reason) and
+Links use private schemes the window handles itself: ``cite:T:N`` (a citation
+or a source of turn T), ``sent:T:final:I`` and ``sent:T:model:I`` (sentence I
+of the shown answer, or of the model's own answer, hovered for its reason) and
 ``heading:LINE``. Remote links and images are never loaded: images become a
 link the user must click and confirm.
 
@@ -17,7 +18,10 @@ from typing import Sequence
 
 from markdown_it import MarkdownIt
 
-from repobot.engine.chunk import heading_title
+from repobot.engine.answer import Choice
+from repobot.engine.result import Answer
+from repobot.engine.support import Support
+from repobot.engine.text import heading_title
 
 STATUS_STYLE = {
     "supported": ("#1a7f37", "✓"),
@@ -31,6 +35,8 @@ VERDICT_TEXT = {
     "extractive": ("#9a6700", "❝ Quoted from the documents: the model's own answer failed the checks (see below)."),
     "not_found": ("#57606a", "∅ Not found in the documents."),
 }
+PREVIEW_TEXT = "❝ Quoted from the documents while the model writes its answer; it replaces these quotes once checked."
+ADDED_BY_CHECKER = "cited by RepoBot"
 HIGHLIGHT = "#fff1a8"
 _CITE = re.compile(r"\[(\d+)\]")
 
@@ -56,63 +62,74 @@ def _inline(text: str, turn: int) -> str:
     return link_citations(escaped, turn)
 
 
-def sentence_html(turn: int, index: int, s: dict) -> str:
-    colour, icon = STATUS_STYLE[s["status"]]
-    if s.get("code"):
-        body = f'<pre style="background:#f6f8fa">{html.escape(s["text"])}</pre>'
-        return f'<div><a href="sent:{turn}:{index}" style="color:{colour};text-decoration:none">{icon} code</a>{body}</div>'
-    text = s["text"][2:] if s["text"].startswith("> ") else s["text"]  # quoted lines of an extractive answer
-    return (
-        f'<a href="sent:{turn}:{index}" style="color:{colour};text-decoration:none">{icon}</a> '
-        f'<span style="color:{colour}">{_inline(text, turn)}</span> '
-        f'<span style="color:{colour};font-size:small">[{s["status"]}]</span><br>'
-    )
+def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
+    """One checked sentence (or code block) with its status in colour and icon; ``part`` is final or model.
+
+    >>> s = Support("Off by default [1].", [1], "supported", {1: 0.9}, None, "", False, "checker")
+    >>> print(sentence_html(0, "final", 0, s))
+    <a href="sent:0:final:0" style="color:#1a7f37;text-decoration:none">✓</a> <span style="color:#1a7f37">Off by default <a href="cite:0:1">[1]</a>.</span> <span style="color:#8250df;font-size:small">(cited by RepoBot)</span> <span style="color:#1a7f37;font-size:small">[supported]</span><br>
+    """
+    colour, icon = STATUS_STYLE[s.status]
+    link = f'<a href="sent:{turn}:{part}:{index}" style="color:{colour};text-decoration:none">'
+    if s.is_code:
+        return f'<div>{link}{icon} code</a><pre style="background:#f6f8fa">{html.escape(s.text)}</pre></div>'
+    text = s.text[2:] if s.text.startswith("> ") else s.text  # quoted lines of an extractive answer
+    added = (f' <span style="color:#8250df;font-size:small">({ADDED_BY_CHECKER})</span>'
+             if part == "final" and s.cited_by == "checker" and not s.text.startswith("> ") else "")
+    return (f'{link}{icon}</a> <span style="color:{colour}">{_inline(text, turn)}</span>{added} '
+            f'<span style="color:{colour};font-size:small">[{s.status}]</span><br>')
 
 
-def answer_html(turn: int, data: dict) -> str:
+def question_html(question: str, searched_for: str = "") -> str:
+    """The question, and what was searched for when it was rewritten.
+
+    >>> question_html("重定向?", "Redirects?")
+    '<p style="margin-top:14px"><b>Q:</b> 重定向?<br><span style="color:#57606a;font-size:small">searched for: Redirects?</span></p>'
+    """
+    searched = (f'<br><span style="color:#57606a;font-size:small">searched for: {html.escape(searched_for)}</span>'
+                if searched_for and searched_for != question else "")
+    return f'<p style="margin-top:14px"><b>Q:</b> {html.escape(question)}{searched}</p>'
+
+
+def answer_html(turn: int, answer: Answer, missing_label: str = "") -> str:
     """One finished question and answer: verdict, final answer, sources, timings, checked model answer."""
-    colour, verdict = VERDICT_TEXT[data["verdict"]]
-    parts = [
-        f'<p style="margin-top:14px"><b>Q:</b> {html.escape(data["question"])}</p>',
-        f'<p style="color:{colour}"><b>{verdict}</b></p>',
-    ]
-    if data.get("final_sentences"):
-        parts.append("<p>" + "".join(sentence_html(turn, 1000 + i, s) for i, s in enumerate(data["final_sentences"])) + "</p>")
+    colour, verdict = VERDICT_TEXT[answer.verdict]
+    parts = [question_html(answer.question, answer.searched_for), f'<p style="color:{colour}"><b>{verdict}</b></p>']
+    if answer.final_sentences:
+        parts.append("<p>" + "".join(sentence_html(turn, "final", i, s) for i, s in enumerate(answer.final_sentences)) + "</p>")
     else:
-        parts.append("<p>" + "<br>".join(_inline(line, turn) for line in data["final_answer"].splitlines()) + "</p>")
-    if data["sources"]:
-        links = "  ".join(
-            f'<a href="cite:{turn}:{s["id"]}">[{s["id"]}] {html.escape(s["source"])}</a>' for s in data["sources"]
-        )
+        parts.append("<p>" + "<br>".join(_inline(line, turn) for line in answer.final_answer.splitlines()) + "</p>")
+    if answer.missing_terms and missing_label:
+        parts.append(f'<p style="color:#57606a">{html.escape(missing_label.format(terms=", ".join(answer.missing_terms)))}</p>')
+    if answer.sources:
+        links = "  ".join(f'<a href="cite:{turn}:{h.rank}">[{h.rank}] {html.escape(h.chunk.source)}</a>' for h in answer.sources)
         parts.append(f"<p><b>Sources:</b> {links}</p>")
-    t = data["timings"]
-    first = f'{t["first_token_ms"]:.0f} ms' if t.get("first_token_ms") is not None else "–"
-    parts.append(
-        f'<p style="color:#57606a;font-size:small">retrieve {t["retrieve_ms"]:.0f} ms · first token {first} · '
-        f'total {t["total_ms"]:.0f} ms · {t["tokens_per_s"]:.0f} tokens/s · {html.escape(data["model"])}</p>'
-    )
-    for note in data.get("notes", []):
-        parts.append(f'<p style="color:#9a6700;font-size:small">{html.escape(note)}</p>')
-    if data["verdict"] != "verified" and data["sentences"]:
+    parts.append(f'<p style="color:#57606a;font-size:small">{timings_text(answer)}</p>')
+    parts += [f'<p style="color:#9a6700;font-size:small">{html.escape(note)}</p>' for note in answer.notes]
+    if answer.verdict != "verified" and answer.sentences:
         parts.append('<p style="color:#57606a"><b>The model\'s own answer, checked sentence by sentence:</b><br>')
-        parts += [sentence_html(turn, i, s) for i, s in enumerate(data["sentences"])]
+        parts += [sentence_html(turn, "model", i, s) for i, s in enumerate(answer.sentences)]
         parts.append("</p>")
     return "\n".join(parts)
 
 
-def streaming_html(question: str) -> str:
-    return f'<p style="margin-top:14px"><b>Q:</b> {html.escape(question)}</p><p style="color:#57606a">'
+def timings_text(answer: Answer) -> str:
+    t = answer.timings
+    first = f"{t.first_token_ms:.0f} ms" if t.first_token_ms is not None else "–"
+    quotes = f"{t.first_content_ms:.0f} ms" if t.first_content_ms is not None else "–"
+    return (f"retrieve {t.retrieve_ms:.0f} ms · quotes {quotes} · first token {first} · total {t.total_ms:.0f} ms · "
+            f"{t.tokens_per_s:.0f} tokens/s · {html.escape(answer.model)}")
 
 
-def conversation_markdown(turns: Sequence[dict]) -> str:
-    """The conversation as markdown, each answer with its sources (for the clipboard)."""
-    out = []
-    for data in turns:
-        out.append(f"**Q:** {data['question']}\n")
-        out.append(data["final_answer"] + "\n")
-        if data["sources"]:
-            out.append("Sources: " + "  ".join(f"[{s['id']}] {s['source']}:{s['lines'][0]}-{s['lines'][1]}" for s in data["sources"]) + "\n")
-    return "\n".join(out)
+def pending_html(question: str, preview: Choice | None, written: str) -> str:
+    """While the model writes: the quotes shown at once, then the model's text, visibly not yet checked."""
+    parts = [question_html(question)]
+    if preview is not None:
+        parts.append(f'<p style="color:#9a6700"><b>{PREVIEW_TEXT}</b></p>')
+        parts.append("<p>" + "".join(sentence_html(-1, "preview", i, s) for i, s in enumerate(preview.sentences)) + "</p>")
+    parts.append('<p style="color:#57606a"><i>The model is writing (not checked yet):</i><br>'
+                 f'<span style="color:#8c959f">{html.escape(written)}</span>▍</p>')
+    return "\n".join(parts)
 
 
 # --- the document viewer -------------------------------------------------------------

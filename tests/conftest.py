@@ -26,6 +26,7 @@ def repobot_home(tmp_path_factory) -> Path:
 
 from repobot.engine.embed import Embedder  # noqa: E402  (after the offline switches)
 from repobot.engine.generate import LLM  # noqa: E402
+from repobot.engine.registry import ModelSet, register_embedder, register_llm  # noqa: E402
 
 
 class FakeEmbedder(Embedder):
@@ -63,25 +64,41 @@ class FakeLLM(LLM):
             yield self.reply[i : i + self.piece]
 
 
+register_embedder("fake", FakeEmbedder)
+
+
+def register_fake_llm(llm: LLM) -> str:
+    """Register a scripted LLM under a fresh id, as any model would be found; returns the id."""
+    name = f"fake-llm-{id(llm)}"
+    register_llm(name, lambda: llm)
+    return name
+
+
+def fake_models(reply: str = "Redirects are not followed by default [1].", *, llm: LLM | None = None) -> ModelSet:
+    """The fake embedder and a scripted LLM."""
+    return ModelSet(register_fake_llm(llm or FakeLLM(reply)), "fake")
+
+
 @pytest.fixture
 def fake_embedder() -> FakeEmbedder:
     return FakeEmbedder()
 
 
 @pytest.fixture(scope="session")
-def embedder():
-    """The default embedder, as the app runs it (int8 ONNX unless REPOBOT_EMBEDDER says otherwise)."""
-    from repobot.engine.embed import load_embedder
-
-    return load_embedder()
+def models() -> ModelSet:
+    """The default models, as the app runs them, loaded once per test session."""
+    return ModelSet()
 
 
 @pytest.fixture(scope="session")
-def llm():
-    from repobot.engine.generate import LlamaCppLLM
-    from repobot.engine.models import default_model_path
+def embedder(models):
+    """The default embedder (int8 ONNX unless REPOBOT_EMBEDDER says otherwise)."""
+    return models.embedder
 
-    return LlamaCppLLM(default_model_path())
+
+@pytest.fixture(scope="session")
+def llm(models):
+    return models.llm
 
 
 @pytest.fixture(scope="session")

@@ -4,10 +4,10 @@ import time
 
 import pytest
 
-from repobot.desktop.qt import QUrl
+from repobot.desktop.settings import SettingsStore
+from repobot.desktop.tasks import Busy
 from repobot.desktop.window import MainWindow
-from repobot.engine.settings import SettingsStore
-from tests.conftest import FakeLLM
+from tests.conftest import FakeLLM, register_fake_llm
 
 ANSWER = "HTTPX does not follow redirects by default [1]. Pass `follow_redirects=True` to enable it [1]."
 
@@ -21,22 +21,33 @@ class SlowLLM(FakeLLM):
             yield piece
 
 
+def idle(c):
+    return c.busy is Busy.IDLE
+
+
 def ask_and_wait(qtbot, win, question="Does HTTPX follow redirects by default?"):
     """Ask through the window and wait until the window itself has shown the answer."""
-    before = len(win.turns)
+    c = win.controller
+    before = len(c.turns)
     assert win.ask(question)
-    qtbot.waitUntil(lambda: len(win.turns) > before and not win.busy, timeout=30000)
-    return win.turns[-1]
+    qtbot.waitUntil(lambda: len(c.turns) > before and idle(c), timeout=30000)
+    return c.turns[-1]
 
 
 @pytest.fixture
-def window(qtbot, docs, fake_embedder, tmp_path):
+def settings_path(tmp_path_factory):
+    return tmp_path_factory.mktemp("settings") / "settings.json"  # outside the watched docs folder
+
+
+@pytest.fixture
+def window(qtbot, docs, settings_path):
     def make(llm=None, corpus=docs):
-        win = MainWindow(corpus=str(corpus), store=SettingsStore(tmp_path / "settings.json"),
-                         embedder=fake_embedder, llm=llm or FakeLLM(ANSWER))
+        win = MainWindow(corpus=str(corpus), store=SettingsStore(settings_path), embedder="fake",
+                         model=register_fake_llm(llm or FakeLLM(ANSWER)))
         qtbot.addWidget(win)
         win.show()
-        qtbot.waitUntil(lambda: win.models_ok and not win.busy and win.active in win.indexed, timeout=20000)
+        c = win.controller
+        qtbot.waitUntil(lambda: c.models_ok and idle(c) and c.active in c.indexed_reports, timeout=20000)
         return win
 
     made = []
@@ -45,16 +56,37 @@ def window(qtbot, docs, fake_embedder, tmp_path):
         win.close()
 
 
-def test_asking_streams_tokens_then_shows_the_checked_answer(window, qtbot):
+def test_asking_shows_quotes_at_once_streams_tokens_then_the_checked_answer(window, qtbot):
     win = window()
-    tokens = []
-    win.worker.token.connect(tokens.append)
+    c = win.controller
+    events = []
+    c.preview.connect(lambda choice: events.append(("preview", win.chat.conversation.toPlainText())))
+    c.token.connect(lambda text: events.append(("token", text)))
     ask_and_wait(qtbot, win)
-    assert len(tokens) > 5 and "".join(tokens) == ANSWER
-    text = win.chat.toPlainText()
+    assert events[0][0] == "preview" and "Quoted from the documents while the model writes" in events[0][1]
+    assert "".join(text for kind, text in events if kind == "token") == ANSWER
+    text = win.chat.conversation.toPlainText()
     assert "Verified" in text and "follow redirects by default" in text
+    assert "while the model writes" not in text  # the checked answer replaced the quotes
     assert "Sources:" in text and "guide/redirects.md" in text
-    assert win.retrieved_list.count() >= 2
+    assert win.chat.retrieved_list.count() >= 2
+
+
+def test_the_quotes_stay_when_the_model_fails_the_checks(window, qtbot):
+    win = window(llm=FakeLLM("HTTPX ships a built-in HTTP/3 server written in Rust [7]."))
+    turn = ask_and_wait(qtbot, win)
+    assert turn.answer.verdict == "extractive"
+    text = win.chat.conversation.toPlainText()
+    assert "Quoted from the documents" in text and "does not follow redirects" in text
+    assert "written in Rust" in text  # shown only as the model's own answer, marked unsupported
+    assert "✗" in text
+
+
+def test_attributed_citations_are_marked_as_added_by_repobot(window, qtbot):
+    win = window(llm=FakeLLM("HTTPX does not follow redirects by default."))
+    turn = ask_and_wait(qtbot, win)
+    assert turn.answer.verdict == "verified" and turn.answer.final_sentences[0].cited_by == "checker"
+    assert "cited by RepoBot" in win.chat.conversation.toPlainText()
 
 
 def test_clicking_a_citation_opens_the_file_scrolled_to_the_cited_lines(window, qtbot, docs):
@@ -64,78 +96,105 @@ def test_clicking_a_citation_opens_the_file_scrolled_to_the_cited_lines(window, 
     )
     win = window()
     turn = ask_and_wait(qtbot, win)
-    first = turn["retrieved_hits"][0]
-    assert first["source"] == "guide/redirects.md"
-    win._chat_link(QUrl("cite:0:1"))
-    assert win.viewer_title.text().startswith("<b>guide/redirects.md</b>")
-    assert f"lines {first['lines'][0]}–{first['lines'][1]}" in win.viewer_title.text()
-    assert "background-color" in win.viewer.toHtml()
-    qtbot.waitUntil(lambda: win.viewer.verticalScrollBar().value() > 0, timeout=3000)
+    first = turn.answer.retrieved[0]
+    assert first.chunk.source == "guide/redirects.md"
+    assert win.open_link("cite:0:1")
+    assert win.viewer.title.text().startswith("<b>guide/redirects.md</b>")
+    assert f"lines {first.chunk.start}–{first.chunk.end}" in win.viewer.title.text()
+    assert "background-color" in win.viewer.view.toHtml()
+    qtbot.waitUntil(lambda: win.viewer.view.verticalScrollBar().value() > 0, timeout=3000)
     assert win.open_source(1)
+    assert win.open_link("sent:0:final:0")
+    assert "supported" in win.controller.link_reason("sent:0:final:0")
+    assert not win.open_link("cite:0:9") and "does not exist" in win.chat.banner.text()
 
 
 def test_stop_cancels_generation(window, qtbot):
     win = window(llm=SlowLLM("word " * 300, piece=5))
+    c = win.controller
     tokens = []
-    win.worker.token.connect(tokens.append)
+    c.token.connect(tokens.append)
     assert win.ask("Does HTTPX follow redirects by default?")
     qtbot.waitUntil(lambda: len(tokens) >= 3, timeout=10000)
-    win.cancel()
-    qtbot.waitUntil(lambda: bool(win.turns) and not win.busy, timeout=30000)
-    assert win.turns[-1]["stop_reason"] == "cancelled"
+    c.cancel()
+    qtbot.waitUntil(lambda: bool(c.turns) and idle(c), timeout=30000)
+    assert c.turns[-1].answer.stop_reason == "cancelled"
     assert len(tokens) < 100
-    assert win.ask_button.isEnabled() and not win.stop_button.isEnabled()
+    assert win.chat.ask_button.isEnabled() and not win.chat.stop_button.isEnabled()
 
 
 def test_adding_an_empty_folder_shows_the_error_and_keeps_working(window, qtbot, tmp_path):
     win = window()
     empty = tmp_path / "empty"
     empty.mkdir()
-    win.add_collection(str(empty))
-    qtbot.waitUntil(lambda: not win.busy and win.banner.isVisible(), timeout=20000)
-    assert "No readable markdown" in win.banner.text()
-    assert not win.busy
+    win.controller.add_collection(str(empty))
+    qtbot.waitUntil(lambda: idle(win.controller) and win.chat.banner.isVisible(), timeout=20000)
+    assert "No readable markdown" in win.chat.banner.text()
 
 
 def test_remote_links_need_confirmation_and_paths_stay_inside_the_folder(window, docs):
     win = window()
     asked = []
-    win.confirm_external = lambda url: asked.append(url.toString()) or False
-    win.open_file(docs, "timeouts.md")
-    win._viewer_link(QUrl("https://example.com/x"))
+    win.viewer.confirm_external = lambda url: asked.append(url.toString()) or False
+    win.viewer.open_file(docs, "timeouts.md")
+    from repobot.desktop.qt import QUrl
+
+    win.viewer.follow_link(QUrl("https://example.com/x"))
     assert asked == ["https://example.com/x"]
-    assert not win.open_file(docs, "../../../etc/passwd")
-    assert "outside the indexed folder" in win.banner.text()
+    assert not win.viewer.open_file(docs, "../../../etc/passwd")
+    assert "outside the indexed folder" in win.chat.banner.text()
 
 
-def test_settings_persist_between_runs(window, tmp_path):
+def test_settings_persist_between_runs(window, settings_path, docs):
     win = window()
-    win.k_spin.setValue(3)
-    win.mode_combo.setCurrentText("bm25")
-    saved = SettingsStore(tmp_path / "settings.json").load()
+    win.chat.k_spin.setValue(3)
+    win.chat.mode_combo.setCurrentText("bm25")
+    saved = SettingsStore(settings_path).load()
     assert (saved.k, saved.mode) == (3, "bm25")
-    assert str(tmp_path) in saved.active or saved.collections
+    assert saved.active == str(docs.resolve())
 
 
 def test_watched_folder_picks_up_created_changed_and_deleted_files(window, qtbot, docs):
     win = window()
-    root = win.active
+    c = win.controller
+    root = c.active
     (docs / "new.md").write_text("# New page\n\nBrand new content about proxies.\n", encoding="utf-8")
-    qtbot.waitUntil(lambda: win.indexed[root]["added"] == 1 and not win.busy, timeout=15000)
-    assert "new.md" in win.indexed[root]["sources"]
+    qtbot.waitUntil(lambda: c.indexed_reports[root].added == 1 and idle(c), timeout=15000)
+    assert "new.md" in c.indexed_reports[root].sources
     (docs / "timeouts.md").write_text("# Timeouts\n\nChanged.\n", encoding="utf-8")
-    qtbot.waitUntil(lambda: win.indexed[root]["updated"] == 1 and not win.busy, timeout=15000)
+    qtbot.waitUntil(lambda: c.indexed_reports[root].updated == 1 and idle(c), timeout=15000)
     (docs / "new.md").unlink()
-    qtbot.waitUntil(lambda: win.indexed[root]["removed"] == 1 and not win.busy, timeout=15000)
-    assert "new.md" not in win.indexed[root]["sources"]
-    assert "−1" in win.index_label.text()
+    qtbot.waitUntil(lambda: c.indexed_reports[root].removed == 1 and idle(c), timeout=15000)
+    assert "new.md" not in c.indexed_reports[root].sources
+    assert "−1" in win.collections.label.text()
+
+
+def test_a_removed_folder_is_no_longer_watched_or_reindexed(window, qtbot, tmp_path_factory):
+    other = tmp_path_factory.mktemp("other")  # outside the docs folder, which is watched too
+    (other / "a.md").write_text("# A\n\nSome page about proxies.\n", encoding="utf-8")
+    win = window()
+    c = win.controller
+    c.add_collection(str(other))
+    root = str(other.resolve())
+    qtbot.waitUntil(lambda: root in c.indexed_reports and idle(c), timeout=15000)
+    assert c.remove_collection(root)
+    assert root not in c.indexed_reports and root not in c.collections
+    assert not [p for p in c.watcher.paths if p.startswith(root)]
+    indexed = []
+    c.indexing.connect(indexed.append)
+    (other / "a.md").write_text("# A\n\nEdited after removal.\n", encoding="utf-8")
+    qtbot.wait(2500)  # longer than the watcher's quiet second
+    assert indexed == [] and root not in c.watcher.pending
 
 
 def test_a_question_asked_while_indexing_waits_for_the_complete_index(window, qtbot, docs):
     win = window()
-    win.index(win.active)
-    assert win.busy == "index"
+    c = win.controller
+    c.index(c.active)
+    assert c.tasks.waiting(Busy.INDEXING)
+    statuses = []
+    c.status.connect(statuses.append)
     assert win.ask("Does HTTPX follow redirects by default?")
-    assert "asked on the updated index" in win.status.text()
-    qtbot.waitUntil(lambda: bool(win.turns) and not win.busy, timeout=20000)
-    assert win.turns[-1]["question"] == "Does HTTPX follow redirects by default?"
+    assert any("complete index" in s for s in statuses)
+    qtbot.waitUntil(lambda: bool(c.turns) and idle(c), timeout=20000)
+    assert c.turns[-1].answer.question == "Does HTTPX follow redirects by default?"

@@ -1,4 +1,4 @@
-"""The window with the real default models: indexing progress and a real answer while the event loop keeps running.
+"""The window with the real default models: indexing progress, quotes at once, a real answer, a running event loop.
 
 How long the loop may stall is a speed figure, so it lives in benchmarks/responsiveness.py;
 this test checks the behaviour: the window's timers keep firing and progress arrives in steps.
@@ -7,8 +7,9 @@ this test checks the behaviour: the window's timers keep firing and progress arr
 import pytest
 
 from repobot.desktop.qt import QTimer
+from repobot.desktop.settings import SettingsStore
+from repobot.desktop.tasks import Busy
 from repobot.desktop.window import MainWindow
-from repobot.engine.settings import SettingsStore
 
 pytestmark = pytest.mark.integration
 
@@ -29,27 +30,32 @@ class Ticks:
 def test_real_index_and_answer_keep_the_event_loop_running(qtbot, httpx_docs, tmp_path, monkeypatch):
     monkeypatch.setenv("REPOBOT_HOME", str(tmp_path / "home"))  # a fresh home: the index is built for real
     win = MainWindow(corpus=str(httpx_docs), store=SettingsStore(tmp_path / "settings.json"))
+    c = win.controller
     qtbot.addWidget(win)
     ticks = Ticks()
     seen = []  # (progress value, ticks so far): the loop ran between progress steps
-    win.index_progress.valueChanged.connect(lambda v: seen.append((v, ticks.count)))
+    win.collections.progress.valueChanged.connect(lambda v: seen.append((v, ticks.count)))
     win.show()
-    qtbot.waitUntil(lambda: win.models_ok and not win.busy and win.active in win.indexed, timeout=300000)
+    qtbot.waitUntil(lambda: c.models_ok and c.busy is Busy.IDLE and c.active in c.indexed_reports, timeout=300000)
     values = [v for v, _ in seen]
     assert values and values[-1] == 100 and len(set(values)) >= 3
     during = [t for v, t in seen if 0 < v < 100]
     assert during and max(during) > min(during), "the event loop did not run while indexing"
-    assert win.indexed[win.active]["files"] == 23
+    assert c.indexed_reports[c.active].files == 23
 
-    tokens = []
-    win.worker.token.connect(lambda text: tokens.append((text, ticks.count)))
+    events = []
+    c.preview.connect(lambda choice: events.append(("preview", ticks.count)))
+    c.token.connect(lambda text: events.append(("token", ticks.count)))
     assert win.ask("Does httpx follow redirects by default?")
-    qtbot.waitUntil(lambda: bool(win.turns) and not win.busy, timeout=300000)
-    turn = win.turns[-1]
-    assert tokens and turn["verdict"] in ("verified", "extractive")
-    assert tokens[-1][1] > tokens[0][1], "the event loop did not run while tokens streamed"
-    assert {"compatibility.md", "quickstart.md"} & {h["source"] for h in turn["retrieved_hits"]}
+    qtbot.waitUntil(lambda: bool(c.turns) and c.busy is Busy.IDLE, timeout=300000)
+    answer = c.turns[-1].answer
+    kinds = [k for k, _ in events]
+    assert kinds and kinds[0] == "preview" and "token" in kinds  # the quotes came before the model's text
+    assert answer.verdict in ("verified", "extractive")
+    tokens = [t for k, t in events if k == "token"]
+    assert tokens[-1] > tokens[0], "the event loop did not run while tokens streamed"
+    assert {"compatibility.md", "quickstart.md"} & {h.chunk.source for h in answer.retrieved}
     assert win.open_source(1)
-    assert "background-color" in win.viewer.toHtml()
+    assert "background-color" in win.viewer.view.toHtml()
     ticks.timer.stop()
     win.close()

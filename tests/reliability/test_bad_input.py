@@ -8,11 +8,11 @@ import sys
 import pytest
 
 from repobot.engine.errors import RepoBotError
-from repobot.engine.index import load_index
+from repobot.engine.store import load_index
 from repobot.engine.load import MAX_LINE_CHARS, load_corpus
 from repobot.engine.pipeline import Pipeline, clean_question
-from repobot.engine.settings import Settings, SettingsStore
-from tests.conftest import FakeLLM
+from repobot.desktop.settings import Settings, SettingsStore
+from tests.conftest import fake_models
 
 
 def test_huge_file_long_line_and_empty_file(tmp_path, fake_embedder):
@@ -27,31 +27,31 @@ def test_huge_file_long_line_and_empty_file(tmp_path, fake_embedder):
     assert "cut" in problems["oneline.md"]
     oneline = next(d for d in corpus.documents if d.source == "oneline.md")
     assert len(oneline.text) == MAX_LINE_CHARS
-    pipe = Pipeline(tmp_path, embedder=fake_embedder, llm=FakeLLM())
+    pipe = Pipeline(tmp_path, models=fake_models())
     pipe.build_index()
     assert set(pipe.index.files) == {"empty.md", "ok.md", "oneline.md"}
-    assert pipe.search("redirects")[0].chunk.source == "ok.md"
+    assert pipe.search("redirects")[0][0].chunk.source == "ok.md"
 
 
 def test_folder_that_disappears_while_indexing_keeps_the_previous_index(tmp_path, fake_embedder):
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "a.md").write_text("# A\n\nFirst version.\n")
-    pipe = Pipeline(folder, embedder=fake_embedder, llm=FakeLLM())
+    pipe = Pipeline(folder, models=fake_models())
     pipe.build_index()
     (folder / "b.md").write_text("# B\n\nSecond file.\n")
 
     def vanish(stage, done, total):
         shutil.rmtree(folder, ignore_errors=True)
 
-    again = Pipeline(folder, embedder=fake_embedder, llm=FakeLLM())
+    again = Pipeline(folder, models=fake_models())
     try:
         again.build_index(progress=vanish)
     except RepoBotError as err:  # a clear message is acceptable; a crash is not
         assert "folder" in str(err).lower()
     assert load_index(folder) is not None  # the last complete index is still there
     with pytest.raises(RepoBotError, match="No such folder"):
-        Pipeline(folder, embedder=fake_embedder, llm=FakeLLM()).build_index()
+        Pipeline(folder, models=fake_models()).build_index()
 
 
 @pytest.mark.parametrize("question", ["", "   \n\t ", "\x00\x01\x02"])
@@ -63,7 +63,7 @@ def test_empty_questions_are_refused(question):
 def test_long_and_strange_questions_are_cleaned_and_reported(docs, fake_embedder):
     text, notes = clean_question("why? " * 20_000)
     assert len(text) == 2000 and "shortened" in notes[0]
-    pipe = Pipeline(docs, embedder=fake_embedder, llm=FakeLLM("HTTPX does not follow redirects by default [1]."))
+    pipe = Pipeline(docs, models=fake_models("HTTPX does not follow redirects by default [1]."))
     for question in ["Redirects\x1b[31m?\x07", "ريدايركت؟ リダイレクト？ 重定向？ редирект?", "redirects " * 10_000]:
         answer = pipe.ask(question)
         assert answer.verdict in ("verified", "extractive", "not_found")
@@ -98,7 +98,7 @@ def test_settings_write_is_atomic(tmp_path, monkeypatch):
     def crash(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr("repobot.engine.settings.os.replace", crash)
+    monkeypatch.setattr("repobot.desktop.settings.os.replace", crash)
     with pytest.raises(OSError):
         store.save(Settings(k=9))
     assert SettingsStore(path).load().k == 3  # the old file is intact

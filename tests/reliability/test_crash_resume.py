@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from repobot.engine.index import load_index, store_dir
+from repobot.engine.store import load_index, store_dir
 
 pytestmark = pytest.mark.integration
 

@@ -1,4 +1,4 @@
-"""Every engine module's worked examples (docstrings) hold."""
+"""Every engine module's worked examples (docstrings) hold, and the desktop's pure ones (render, tasks, settings, watch)."""
 
 import doctest
 import importlib
@@ -8,11 +8,13 @@ import pytest
 
 import repobot.engine as engine
 
-MODULES = sorted(m.name for m in pkgutil.iter_modules(engine.__path__))
+MODULES = [f"repobot.engine.{m.name}" for m in pkgutil.iter_modules(engine.__path__)]
+MODULES += ["repobot.desktop.render", "repobot.desktop.tasks", "repobot.desktop.settings", "repobot.desktop.watch"]
 
 
-@pytest.mark.parametrize("name", MODULES)
+@pytest.mark.parametrize("name", sorted(MODULES))
 def test_docstring_examples(name):
-    module = importlib.import_module(f"repobot.engine.{name}")
+    module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+    assert result.attempted > 0 or name.endswith(("__main__", "errors"))

@@ -7,13 +7,15 @@ import pytest
 from repobot.engine.errors import RepoBotError
 from repobot.engine.evaluate import evaluate, format_table, load_questions
 from repobot.engine.pipeline import Pipeline
-from tests.conftest import FakeLLM
+from tests.conftest import fake_models
 
 QUESTIONS = [
     {"question": "Does HTTPX follow redirects by default?", "answerable": True,
      "gold_sources": ["guide/redirects.md"], "key_facts": ["follow redirects"]},
     {"question": "What is the default timeout?", "answerable": True,
-     "gold_sources": ["timeouts.md"], "key_facts": ["5 seconds"]},
+     "gold_sources": ["timeouts.md"], "key_facts": [["5 seconds", "five seconds"]], "split": "calibrate"},
+    {"question": "Quel est le délai d'attente par défaut ?", "answerable": True, "language": "fr",
+     "gold_sources": ["timeouts.md"], "key_facts": [["5 seconds", "5 secondes"]]},
     {"question": "Does HTTPX support HTTP/3?", "answerable": False, "gold_sources": [], "key_facts": []},
 ]
 
@@ -25,18 +27,24 @@ def questions_file(tmp_path):
     return path
 
 
-def test_eval_reports_every_metric_per_mode(docs, fake_embedder, questions_file):
-    pipe = Pipeline(docs, embedder=fake_embedder, llm=FakeLLM("HTTPX does not follow redirects by default [1]."))
+def test_eval_reports_every_metric_per_mode_and_language(docs, questions_file):
+    pipe = Pipeline(docs, models=fake_models("HTTPX does not follow redirects by default."))
     result = evaluate(pipe, load_questions(questions_file), modes=["bm25", "hybrid"])
-    assert result["n_questions"] == 3
+    assert result["n_questions"] == 4
     for mode in ("bm25", "hybrid"):
         m = result["modes"][mode]
-        assert set(m) == {"hit_at_5", "mrr", "no_invalid_rate", "supported_rate", "key_facts_rate",
-                          "not_found_accuracy", "false_refusal_rate", "ttft_ms_p50", "total_ms_p50"}
+        assert set(m) >= {"hit_at_5", "mrr", "no_invalid_rate", "supported_rate", "key_facts_rate",
+                          "not_found_accuracy", "false_refusal_rate", "ttft_ms_p50", "total_ms_p50",
+                          "verified_rate", "attributed_rate", "cited_rate", "shown_invalid", "by_language"}
         assert m["hit_at_5"] == 1.0
         assert m["not_found_accuracy"] == 1.0  # HTTP/3 is refused by the gate
-        assert 0 <= m["key_facts_rate"] <= 1 and 0 <= m["false_refusal_rate"] <= 1
-    assert len(result["questions"]) == 6
+        assert m["shown_invalid"] == 0
+        assert m["attributed_rate"] == 1.0  # the scripted answer cites nothing: every shown citation is added
+        assert set(m["by_language"]) == {"en", "fr"}
+        assert set(m["by_language"]["fr"]) == {"hit_at_5", "key_facts_rate", "not_found_accuracy",
+                                               "false_refusal_rate", "verified_rate"}
+    assert len(result["questions"]) == 8
+    assert [q.question for q in load_questions(questions_file, "calibrate")] == ["What is the default timeout?"]
     table = format_table(result)
     assert "hit@5" in table and "hybrid" in table
 

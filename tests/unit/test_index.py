@@ -2,7 +2,9 @@ import numpy as np
 import pytest
 
 from repobot.engine.errors import Cancelled, IndexStoreError
-from repobot.engine.index import Bm25Index, load_index, save_index, store_dir, update_index
+from repobot.engine.bm25 import Bm25Index
+from repobot.engine.index import update_index
+from repobot.engine.store import load_index, save_index, store_dir
 from repobot.engine.load import load_corpus
 from repobot.engine.retrieve import retrieve
 
@@ -11,7 +13,7 @@ def test_build_search_and_persist(docs, fake_embedder):
     index, report = update_index(load_corpus(docs), fake_embedder)
     assert sorted(report.added) == ["guide/redirects.md", "timeouts.md"]
     assert index.vectors.shape == (len(index.chunks), fake_embedder.dim)
-    hits = retrieve(index, fake_embedder, "follow_redirects", mode="bm25")
+    hits = retrieve(index, fake_embedder, ["follow_redirects"], mode="bm25")
     assert hits[0].chunk.source == "guide/redirects.md"
     save_index(index)
     again = load_index(docs)
@@ -44,7 +46,7 @@ def test_saved_postings_search_like_a_fresh_fit(docs, fake_embedder):
     index, _ = update_index(load_corpus(docs), fake_embedder)
     save_index(index)
     loaded = load_index(docs)
-    assert loaded.bm25 is not None and loaded.bm25.reference is None  # not fitted again
+    assert loaded.bm25 is not None  # loaded from the saved postings, not fitted again
     for query in (["redirects"], ["follow_redirects", "enable"], ["timeout", "absent"]):
         assert loaded.lexical.search(query, 5) == Bm25Index(index.tokens).search(query, 5)
 
@@ -64,5 +66,17 @@ def test_version_filter(tmp_path, fake_embedder):
     (tmp_path / "v1" / "a.md").write_text("# Redirects\nRedirects are followed.")
     (tmp_path / "v2" / "a.md").write_text("# Redirects\nRedirects are not followed.")
     index, _ = update_index(load_corpus(tmp_path), fake_embedder)
-    hits = retrieve(index, fake_embedder, "redirects", version="v2")
+    hits = retrieve(index, fake_embedder, ["redirects"], version="v2")
     assert [h.chunk.source for h in hits] == ["v2/a.md"]
+
+
+def test_page_languages_and_the_primary_language(tmp_path, fake_embedder):
+    (tmp_path / "en").mkdir()
+    (tmp_path / "zh").mkdir()
+    (tmp_path / "en" / "a.md").write_text("# Redirects\nHTTPX does not follow redirects by default.")
+    (tmp_path / "zh" / "a.md").write_text("# 重定向\nHTTPX 默认不会跟随重定向。")
+    (tmp_path / "zh" / "b.md").write_text("# 超时\n默认超时是五秒。")
+    index, _ = update_index(load_corpus(tmp_path), fake_embedder)
+    assert index.languages == {"zh": 2, "en": 1}
+    assert index.primary_language == "en"  # the original, even where translations outnumber it
+    assert index.has("httpx") and not index.has("HTTP/3")

@@ -1,31 +1,45 @@
-"""The answering path with deterministic fakes: gate, verified, extractive, prompt trimming."""
+"""The answering path with deterministic fakes: preview, gate, verified, attributed, extractive, prompt trimming."""
 
 import pytest
 
 from repobot.engine.errors import RepoBotError
-from repobot.engine.pipeline import AskOptions, Done, Pipeline, Retrieved, Token
-from repobot.engine.prompt import system_prompt
-from tests.conftest import FakeLLM
+from repobot.engine.pipeline import AskOptions, Done, Pipeline, Preview, Retrieved, Token
+from repobot.engine.prompt import PromptStyle, system_prompt
+from tests.conftest import FakeLLM, fake_models
 
 
-def make(docs, fake_embedder, reply):
-    return Pipeline(docs, embedder=fake_embedder, llm=FakeLLM(reply))
+def make(docs, reply):
+    return Pipeline(docs, models=fake_models(reply))
 
 
-def test_streams_events_in_order_and_verifies_a_good_answer(docs, fake_embedder):
-    pipe = make(docs, fake_embedder, "HTTPX does not follow redirects by default [1].")
+def test_streams_events_in_order_and_verifies_a_good_answer(docs):
+    pipe = make(docs, "HTTPX does not follow redirects by default [1].")
     events = list(pipe.ask_stream("Does HTTPX follow redirects by default?", AskOptions(k=3)))
-    assert isinstance(events[0], Retrieved) and isinstance(events[-1], Done)
-    assert any(isinstance(e, Token) for e in events)
+    kinds = [type(e) for e in events]
+    assert kinds[0] is Retrieved and kinds[1] is Preview and kinds[-1] is Done
+    assert kinds.index(Preview) < kinds.index(Token)  # the quotes come before the model's first token
     answer = events[-1].answer
     assert answer.verdict == "verified"
     assert answer.final_answer == "HTTPX does not follow redirects by default [1]."
     assert [h.chunk.source for h in answer.sources] == ["guide/redirects.md"]
     assert answer.to_json()["check"] == {"cited": [1], "invalid": [], "uncited": []}
+    assert answer.final_sentences[0].cited_by == "model"
+    assert answer.timings.first_content_ms <= answer.timings.first_token_ms
 
 
-def test_invented_citation_falls_back_to_an_extractive_answer(docs, fake_embedder):
-    pipe = make(docs, fake_embedder, "Redirects are followed automatically [7].")
+def test_an_uncited_supported_sentence_is_attributed_by_the_checker(docs):
+    pipe = make(docs, "HTTPX does not follow redirects by default.")
+    answer = pipe.ask("Does HTTPX follow redirects by default?", AskOptions(k=3))
+    assert answer.verdict == "verified"
+    assert answer.check.uncited == ["HTTPX does not follow redirects by default."]
+    [shown] = answer.final_sentences
+    assert shown.cited_by == "checker" and shown.cited
+    assert answer.final_answer == f"HTTPX does not follow redirects by default [{shown.cited[0]}]."
+    assert answer.to_json()["final_sentences"][0]["cited_by"] == "checker"
+
+
+def test_invented_citation_falls_back_to_an_extractive_answer(docs):
+    pipe = make(docs, "Redirects are followed automatically [7].")
     answer = pipe.ask("Does HTTPX follow redirects by default?", AskOptions(k=3))
     assert answer.check.invalid == [7]
     assert answer.verdict == "extractive"
@@ -33,51 +47,74 @@ def test_invented_citation_falls_back_to_an_extractive_answer(docs, fake_embedde
     assert "[7]" not in answer.final_answer and "does not follow redirects" in answer.final_answer
 
 
-def test_gate_refuses_before_generation_and_names_missing_terms(docs, fake_embedder):
-    llm = FakeLLM("should never be called [1].")
-    pipe = Pipeline(docs, embedder=fake_embedder, llm=llm)
-    answer = pipe.ask("Does HTTPX support HTTP/3?")
+def test_gate_refuses_before_generation_and_names_missing_terms(docs):
+    models = fake_models("should never be called [1].")
+    answer = Pipeline(docs, models=models).ask("Does HTTPX support HTTP/3?")
     assert answer.verdict == "not_found" and answer.missing_terms == ["HTTP/3"]
     assert answer.final_answer.startswith("The documents do not cover this.")
-    assert llm.calls == []
+    assert models.llm.calls == []
 
 
-def test_model_escape_phrase_gives_not_found(docs, fake_embedder):
-    pipe = make(docs, fake_embedder, "The documents do not cover this.")
-    assert pipe.ask("How do I disable timeouts?").verdict == "not_found"
+def test_gate_lets_a_bystander_term_through(docs):
+    """Kubernetes is absent from the documents, but the rest of the question is about their timeouts."""
+    models = fake_models("The default timeout is 5 seconds of network inactivity [1].")
+    answer = Pipeline(docs, models=models).ask("Our Kubernetes job hangs: what is the default timeout of inactivity?")
+    assert answer.stop_reason != "gate" and answer.verdict == "verified"
 
 
-def test_empty_question_is_refused(docs, fake_embedder):
+def test_model_escape_phrase_gives_not_found(docs):
+    assert make(docs, "The documents do not cover this.").ask("How do I disable timeouts?").verdict == "not_found"
+
+
+def test_empty_question_is_refused(docs):
     with pytest.raises(RepoBotError, match="empty"):
-        Pipeline(docs, embedder=fake_embedder, llm=FakeLLM()).ask("  \x00 \n")
+        make(docs, "x").ask("  \x00 \n")
 
 
-def test_passages_are_trimmed_never_the_rules(docs, fake_embedder):
+def test_passages_are_trimmed_never_the_rules(docs):
     llm = FakeLLM("HTTPX does not follow redirects by default [1].")
-    llm.n_ctx = 600
-    pipe = Pipeline(docs, embedder=fake_embedder, llm=llm)
+    llm.n_ctx = 480
+    pipe = Pipeline(docs, models=fake_models(llm=llm))
     answer = pipe.ask("Does HTTPX follow redirects by default?", AskOptions(k=4, max_tokens=200))
     assert any("context" in n for n in answer.notes)
     assert answer.prompt[0]["content"] == system_prompt("en")  # the rules are intact
 
 
-def test_context_too_small_for_the_rules_is_a_clear_error(docs, fake_embedder):
+def test_context_too_small_for_the_rules_is_a_clear_error(docs):
     llm = FakeLLM()
     llm.n_ctx = 300
     with pytest.raises(RepoBotError, match="too small"):
-        Pipeline(docs, embedder=fake_embedder, llm=llm).ask("Does HTTPX follow redirects?")
+        Pipeline(docs, models=fake_models(llm=llm)).ask("Does HTTPX follow redirects?")
 
 
-def test_query_rewriting_asks_the_model_and_searches_both_queries(docs, fake_embedder):
-    llm = FakeLLM("timeout disable None")
-    pipe = Pipeline(docs, embedder=fake_embedder, llm=llm)
-    hits = pipe.search("How can I stop waiting forever?", rewrite=True, mode="bm25")
-    assert "Rewrite the user's question" in llm.calls[0][0]["content"]
+def test_forced_query_rewriting_asks_the_model_and_searches_both_queries(docs):
+    models = fake_models("timeout disable None")
+    hits, rewritten = Pipeline(docs, models=models).search("How can I stop waiting forever?",
+                                                          AskOptions(rewrite="always", mode="bm25"))
+    assert "Rewrite the user's question" in models.llm.calls[0][0]["content"]
+    assert rewritten == "timeout disable None"
     assert hits and hits[0].chunk.source == "timeouts.md"
 
 
-def test_strict_rule_switch_reaches_the_prompt(docs, fake_embedder):
-    pipe = Pipeline(docs, embedder=fake_embedder, llm=FakeLLM("HTTPX does not follow redirects by default [1]."))
+def test_a_question_in_another_language_is_translated_and_fused(docs):
+    models = fake_models("What is the default timeout?")
+    hits, rewritten = Pipeline(docs, models=models).search("Quel est le délai par défaut ?", AskOptions(mode="bm25"))
+    assert "into English" in models.llm.calls[0][0]["content"]
+    assert rewritten == "What is the default timeout?"
+    assert hits[0].chunk.source == "timeouts.md"
+
+
+def test_a_failed_rewrite_still_retrieves_what_the_original_finds(docs):
+    original = Pipeline(docs, models=fake_models("x")).search("timeout=None 怎么用？", AskOptions(rewrite="never"))[0]
+    for garbage in ("", "Yes, it is supported.", "是的"):
+        hits, rewritten = Pipeline(docs, models=fake_models(garbage)).search("timeout=None 怎么用？")
+        assert rewritten is None
+        assert [h.chunk_id for h in hits] == [h.chunk_id for h in original]
+
+
+def test_strict_rule_switch_reaches_the_prompt(docs):
+    pipe = make(docs, "HTTPX does not follow redirects by default [1].")
     loose = pipe.ask("Does HTTPX follow redirects by default?", AskOptions(strict=False))
     assert "even if you know it" not in loose.prompt[0]["content"]
-    assert "even if you know it" in pipe.ask("Does HTTPX follow redirects?").prompt[0]["content"]
+    strict = pipe.ask("Does HTTPX follow redirects?", AskOptions(style=PromptStyle(shape=True)))
+    assert "even if you know it" in strict.prompt[0]["content"] and "… [2]." in strict.prompt[0]["content"]

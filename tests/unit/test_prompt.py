@@ -1,4 +1,5 @@
-from repobot.engine.prompt import build_context, build_messages, detect_language, neutralise_tags, system_prompt
+from repobot.engine.languages import ESCAPE_PHRASES, detect_language
+from repobot.engine.prompt import PromptStyle, build_context, build_messages, neutralise_tags, system_prompt
 
 
 def test_context_is_numbered_in_rank_order_with_sources():
@@ -27,15 +28,27 @@ def test_neutralise_leaves_other_tags():
 
 
 def test_system_prompt_has_four_rules_and_escape_phrase_per_language():
-    zh, en, fr = system_prompt("zh"), system_prompt("en"), system_prompt("fr")
-    assert "文档里没有找到相关说明" in zh and "哪怕你自己知道" in zh and "[1][3]" in zh
+    zh, en, fr, ja = (system_prompt(code) for code in ("zh", "en", "fr", "ja"))
+    assert "文档里没有找到相关说明" in zh and "哪怕你自己知道" in zh and "[1][3]" in zh and "用中文回答" in zh
     assert "The documents do not cover this." in en and "even if you know it" in en
     assert "Les documents ne traitent pas de ce point." in fr and "même si tu le sais" in fr
+    assert "ドキュメントには関連する説明が見つかりませんでした" in ja
+    for prompt in (zh, en, fr, ja):
+        assert prompt.count("\n- ") == 4  # the four rules
+        assert sum(phrase in prompt for phrase in ESCAPE_PHRASES) == 1
+
+
+def test_the_citation_format_is_shown_without_a_sentence_to_copy():
+    for code in ("en", "zh", "fr", "ja"):
+        shape = system_prompt(code, PromptStyle(shape=True)).split("\n\n")[-1]
+        assert "[2]" in shape and "[1][3]" in shape and "…" in shape
+        words = [w for w in shape.replace("…", " ").split() if w.isalpha()]
+        assert not any("default" in w or "client" in w for w in words)  # no content a model could paste
 
 
 def test_strict_rule_can_be_switched_off():
-    assert "even if you know it" not in system_prompt("en", strict=False)
-    assert "[1][3]" in system_prompt("en", strict=False)
+    assert "even if you know it" not in system_prompt("en", PromptStyle(strict=False))
+    assert "[1][3]" in system_prompt("en", PromptStyle(strict=False))
 
 
 def test_messages_put_context_then_question():
@@ -48,3 +61,5 @@ def test_language_detection():
     assert detect_language("httpx 默认会自动跟随重定向吗？") == "zh"
     assert detect_language("Est-ce que httpx suit les redirections par défaut ?") == "fr"
     assert detect_language("Does httpx follow redirects?") == "en"
+    assert detect_language("リクエストのタイムアウトを設定したい") == "ja"
+    assert detect_language("FastAPI 怎么对接 LDAP？") == "zh"

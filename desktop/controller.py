@@ -1,0 +1,305 @@
+"""The controller: everything the window knows, and no widgets.
+
+It holds the collections and settings, the conversation's turns, the question
+waiting for an index or the models, and the folder watcher; it sends engine
+work to the one ``TaskRunner`` and tells the panels what happened through
+signals. Everything it does can be driven from a test without a window.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from repobot.engine.config import default_corpus
+from repobot.engine.pipeline import AskOptions, Done, Pipeline, Preview, Retrieved, Token
+from repobot.engine.registry import ModelSet
+
+from .conversation import Conversation, Live, Turn
+from .qt import QObject, Signal
+from .settings import Settings, SettingsStore
+from .tasks import Busy, TaskRunner
+from .watch import FolderWatcher
+
+
+class IndexReport(NamedTuple):
+    files: int
+    chunks: int
+    seconds: float
+    added: int
+    updated: int
+    removed: int
+    unchanged: int
+    problems: list[str]  # "source: reason" of skipped or damaged files, and notes
+    sources: list[str]
+
+
+class Controller(QObject):
+    status = Signal(str)
+    error = Signal(str)  # "" clears it
+    models_ready = Signal(str)
+    models_failed = Signal(str)
+    progress = Signal(str, str, int, int)  # root, stage, done, total
+    indexed = Signal(str, object)  # root, IndexReport
+    index_failed = Signal(str)
+    indexing = Signal(str)  # root
+    asking = Signal(str)  # the question, as it is sent to the model
+    collections_changed = Signal()
+    retrieved = Signal(object, object)  # root, [Hit]
+    preview = Signal(object)  # Choice
+    token = Signal(str)
+    answered = Signal(object)  # Turn
+    ask_failed = Signal()
+    busy_changed = Signal(object)  # Busy
+
+    def __init__(self, *, corpus: str | None = None, model: str | None = None, store: SettingsStore | None = None,
+                 embedder: str | None = None, parent: QObject | None = None):
+        super().__init__(parent)
+        self.store = store or SettingsStore()
+        self.settings: Settings = self.store.load()
+        if model:
+            self.settings = self.settings._replace(model=model)
+        self.bundled = str(default_corpus().resolve())
+        if corpus:
+            self._add(str(Path(corpus).expanduser().resolve()))
+        self.models = ModelSet(self.settings.model or None, embedder)
+        self.models_ok = False
+        self.pending_question = ""  # asked while indexing or loading: sent once both are done
+        self.conversation = Conversation()
+        self.indexed_reports: dict[str, IndexReport] = {}
+        self._pipelines: dict[str, Pipeline] = {}
+        self.tasks = TaskRunner(self)
+        self.tasks.busy_changed.connect(self.busy_changed)
+        self.watcher = FolderWatcher(self)
+        self.watcher.changed.connect(self.reindex_changed)
+
+    def start(self) -> None:
+        """Load the models in the background and index the active folder."""
+        if self.store.problem:
+            self.error.emit(self.store.problem)
+        self.load_models()
+        self.index(self.active)
+
+    def shutdown(self) -> None:
+        self.tasks.shutdown()
+
+    @property
+    def busy(self) -> Busy:
+        return self.tasks.busy
+
+    # -- collections ---------------------------------------------------------------------------
+    @property
+    def collections(self) -> list[str]:
+        return [self.bundled] + [c for c in self.settings.collections if c != self.bundled]
+
+    @property
+    def active(self) -> str:
+        return self.settings.active if self.settings.active in self.collections else self.bundled
+
+    def _add(self, folder: str) -> None:
+        if folder != self.bundled and folder not in self.settings.collections:
+            self.settings = self.settings._replace(collections=self.settings.collections + (folder,))
+        self.settings = self.settings._replace(active=folder)
+
+    def add_collection(self, folder: str) -> None:
+        """Add a folder, make it active and index it (an empty folder shows its error)."""
+        self._add(str(Path(folder).expanduser().resolve()))
+        self.save_settings()
+        self.collections_changed.emit()
+        self.index(self.active)
+
+    def remove_collection(self, root: str) -> bool:
+        """Forget a folder: its index is no longer used, and its files are no longer watched."""
+        if root == self.bundled:
+            self.error.emit("The bundled user guide cannot be removed.")
+            return False
+        self.settings = self.settings._replace(
+            collections=tuple(c for c in self.settings.collections if c != root),
+            active="" if self.active == root else self.settings.active,
+        )
+        self.indexed_reports.pop(root, None)
+        self._pipelines.pop(root, None)
+        self.watcher.forget(root)
+        self.save_settings()
+        self.collections_changed.emit()
+        return True
+
+    def set_active(self, root: str) -> None:
+        if root != self.active:
+            self.settings = self.settings._replace(active=root)
+            self.save_settings()
+            self.collections_changed.emit()
+            self.index(root)
+
+    def save_settings(self, **changes) -> None:
+        self.settings = self.settings._replace(**changes)
+        try:
+            self.store.save(self.settings)
+        except OSError as err:
+            self.error.emit(f"Settings could not be saved ({err.strerror}); check that {self.store.path.parent} is writable.")
+
+    def pipeline(self, root: str) -> Pipeline:
+        key = str(Path(root).resolve())
+        if key not in self._pipelines:
+            self._pipelines[key] = Pipeline(key, models=self.models)
+        return self._pipelines[key]
+
+    # -- models ------------------------------------------------------------------------------------
+    def load_models(self) -> None:
+        models = self.models
+
+        def work(_context):
+            _ = models.embedder
+            return models.llm.name
+
+        self.models_ok = False
+        self.status.emit("Loading the models…")
+        self.tasks.submit(Busy.LOADING, work, on_done=self._models_loaded, on_failed=self._models_failed)
+
+    def choose_model(self, model: str) -> None:
+        self.save_settings(model=model)
+        self.models.use_llm(model or None)
+        self.load_models()
+
+    def _models_loaded(self, name: str) -> None:
+        self.models_ok = True
+        self.status.emit(f"Ready — {name}")
+        self.models_ready.emit(name)
+        self.ask_pending()
+
+    def _models_failed(self, message: str) -> None:
+        self.error.emit(message)
+        self.status.emit("Models not loaded — see the message above")
+        self.models_failed.emit(message)
+
+    # -- indexing ----------------------------------------------------------------------------------
+    def index(self, root: str) -> None:
+        pipe = self.pipeline(root)
+
+        def work(context):
+            report = pipe.build_index(progress=lambda stage, done, total: context.emit((stage, done, total)),
+                                      cancelled=context.cancelled)
+            collection = pipe.collection
+            return IndexReport(
+                len(collection.index.files), len(collection.index.chunks), report.seconds, len(report.added),
+                len(report.updated), len(report.removed), len(report.unchanged),
+                [f"{p.source}: {p.reason}" for p in collection.problems] + collection.notes,
+                sorted(collection.index.files),
+            )
+
+        self.status.emit(f"Indexing {Path(root).name}…")
+        self.indexing.emit(root)
+        self.tasks.submit(Busy.INDEXING, work, on_event=lambda p: self.progress.emit(root, *p),
+                          on_done=lambda report: self._indexed(root, report),
+                          on_failed=lambda message: self._index_failed(root, message))
+
+    def _indexed(self, root: str, report: IndexReport) -> None:
+        if root not in self.collections:  # removed while it was being indexed
+            return
+        self.indexed_reports[root] = report
+        self.watcher.watch(root, report.sources)
+        if report.problems:
+            self.error.emit(f"{len(report.problems)} file(s) had problems: " + "; ".join(report.problems[:3]))
+        else:
+            self.error.emit("")
+        self.indexed.emit(root, report)
+        self.ask_pending()
+
+    def _index_failed(self, root: str, message: str) -> None:
+        self.error.emit(message)
+        self.index_failed.emit(root)
+        self.ask_pending()
+
+    # -- watched folders ----------------------------------------------------------------------------
+    def reindex_changed(self, root: str) -> None:
+        if self.busy is not Busy.IDLE:
+            self.watcher.pending.add(root)
+            self.watcher.later()
+            return
+        self.status.emit(f"Files changed in {Path(root).name}; updating the index…")
+        self.index(root)
+
+    # -- asking --------------------------------------------------------------------------------------
+    def ask(self, question: str, options: AskOptions | None = None) -> bool:
+        """Send a question; False (with a message) when it cannot be asked now."""
+        if not question.strip():
+            self.error.emit("Type a question first.")
+            return False
+        if self.tasks.waiting(Busy.ANSWERING):
+            self.error.emit("Please wait: RepoBot is still answering the previous question (Esc stops it).")
+            return False
+        if self.tasks.waiting(Busy.INDEXING) or not self.models_ok:
+            self.pending_question = question
+            waiting = "Indexing is in progress" if self.tasks.waiting(Busy.INDEXING) else "The models are still loading"
+            self.status.emit(f"{waiting}: your question will be asked on the complete index as soon as it is ready.")
+            return True
+        self.error.emit("")
+        root = self.active
+        pipe = self.pipeline(root)
+        self.conversation.live = Live(Path(root), [], None)
+        self.asking.emit(question)
+        options = options or AskOptions(k=self.settings.k, mode=self.settings.mode, language=self.settings.language)
+        self.tasks.submit(Busy.ANSWERING, lambda context: pipe.ask_stream(question, options, cancel=context.cancel),
+                          on_event=lambda event: self._answer_event(root, event),
+                          on_failed=self._ask_failed)
+        return True
+
+    def ask_pending(self) -> None:
+        """Send the waiting question once the models are loaded and no index is being built."""
+        if self.pending_question and self.models_ok and not self.tasks.waiting(Busy.INDEXING):
+            question, self.pending_question = self.pending_question, ""
+            self.ask(question)
+
+    def _answer_event(self, root: str, event) -> None:
+        if isinstance(event, Retrieved):
+            self.conversation.live = Live(Path(root), event.hits, None)
+            self.retrieved.emit(Path(root), event.hits)
+        elif isinstance(event, Preview):
+            self.conversation.live = self.conversation.live._replace(preview=event.choice)
+            self.preview.emit(event.choice)
+        elif isinstance(event, Token):
+            self.token.emit(event.text)
+        elif isinstance(event, Done):
+            turn = Turn(Path(root), event.answer)
+            self.conversation.turns.append(turn)
+            self.answered.emit(turn)
+
+    def _ask_failed(self, message: str) -> None:
+        self.error.emit(message)
+        self.ask_failed.emit()
+
+    # -- links of the conversation ---------------------------------------------------------------------
+    @property
+    def turns(self) -> list[Turn]:
+        return self.conversation.turns
+
+    def link_target(self, link: str) -> tuple[Path, object] | None:
+        """(root, hit) a conversation link opens; None (with a message if it cites nothing real) otherwise."""
+        found = self.conversation.target(link)
+        if found is None:
+            return None
+        root, hit, pid = found
+        if hit is None:
+            self.error.emit(f"[{pid}] is not one of the passages given to the model (it cites a source that does not exist).")
+            return None
+        return root, hit
+
+    def link_reason(self, link: str) -> str:
+        return self.conversation.reason(link)
+
+    def source_target(self, n: int):
+        """(root, hit) of source n of the last answer."""
+        if not self.turns:
+            return None
+        sources = self.turns[-1].answer.sources
+        if not 1 <= n <= len(sources):
+            self.error.emit(f"There is no source {n}: the answer lists {len(sources)}.")
+            return None
+        return self.turns[-1].root, sources[n - 1]
+
+    def cancel(self) -> None:
+        """Stop the running job (generation or indexing) at its next step."""
+        if self.busy is not Busy.IDLE:
+            self.tasks.cancel()
+            self.status.emit("Stopping…")
+

@@ -1,0 +1,195 @@
+"""The chat panel: settings row, the conversation, the retrieved passages, the question box and its buttons."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from repobot.engine.answer import Choice
+from repobot.engine.languages import LANGUAGE_CHOICES, language
+from repobot.engine.models import list_models, missing_models
+from repobot.engine.retrieve import MODES
+
+from ..qt import (
+    QComboBox, QEvent, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
+    QSpinBox, QTextBrowser, QTextCursor, QToolTip, QUrl, QVBoxLayout, QWidget, Qt, Signal,
+)
+from ..render import answer_html, pending_html
+from ..tasks import Busy
+
+ROLE = Qt.ItemDataRole.UserRole
+BROWSE = "__browse__"
+
+
+class ChatPanel(QWidget):
+    ask_requested = Signal(str)
+    stop_requested = Signal()
+    copy_requested = Signal()
+    settings_changed = Signal(int, str, str)  # k, mode, language
+    model_chosen = Signal(str)  # "" for the default model
+    link_clicked = Signal(str)  # cite:… and sent:… links of the conversation
+    passage_clicked = Signal(object, object)  # root, Hit
+
+    def __init__(self, settings):
+        super().__init__()
+        self.model_combo = QComboBox()
+        self.model_combo.setToolTip("The GGUF chat model (files in models/ or your data folder's models/)")
+        self.fill_models(settings.model)
+        self.model_combo.activated.connect(self._model_activated)
+        self.k_spin = QSpinBox(minimum=1, maximum=20, value=settings.k)
+        self.k_spin.setToolTip("Passages retrieved (k)")
+        self.mode_combo = QComboBox()
+        self.mode_combo.addItems(list(MODES))
+        self.mode_combo.setCurrentText(settings.mode)
+        self.lang_combo = QComboBox()
+        self.lang_combo.addItems(list(LANGUAGE_CHOICES))
+        self.lang_combo.setCurrentText(settings.language)
+        self.k_spin.valueChanged.connect(self._settings_edited)
+        self.mode_combo.currentTextChanged.connect(self._settings_edited)
+        self.lang_combo.currentTextChanged.connect(self._settings_edited)
+
+        self.banner = QLabel("")
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("color:#cf222e; background:#ffebe9; padding:4px")
+        self.banner.hide()
+        self.conversation = QTextBrowser()
+        self.conversation.setOpenLinks(False)
+        self.conversation.anchorClicked.connect(lambda url: self.link_clicked.emit(url.toString()))
+        self.conversation.highlighted.connect(self._hovered)
+        self.conversation.setPlaceholderText(
+            "Ask a question about the documents. Citations and sources open beside the answer.")
+        self.hover_text = lambda link: ""  # set by the window: the reason shown for a hovered sentence
+        self.retrieved_list = QListWidget()
+        self.retrieved_list.setMaximumHeight(120)
+        self.retrieved_list.itemClicked.connect(lambda item: self.passage_clicked.emit(*item.data(ROLE)))
+        self.question = QPlainTextEdit()
+        self.question.setPlaceholderText("Ask a question (Enter sends, Shift+Enter for a new line)")
+        self.question.setMaximumHeight(80)
+        self.question.installEventFilter(self)
+        self.ask_button = QPushButton("Ask")
+        self.ask_button.clicked.connect(self.ask_from_box)
+        self.ask_button.setEnabled(False)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.clicked.connect(self.stop_requested)
+        self.stop_button.setEnabled(False)
+        self.copy_button = QPushButton("Copy as markdown")
+        self.copy_button.clicked.connect(self.copy_requested)
+        self._layout()
+        self.history_html = ""  # the finished turns, rendered once each
+        self.pending: tuple[str, Choice | None] | None = None  # question and preview of the answer being written
+
+    def _layout(self) -> None:
+        row = QHBoxLayout()
+        for label, widget in (("Model", self.model_combo), ("k", self.k_spin), ("Mode", self.mode_combo),
+                              ("Language", self.lang_combo)):
+            row.addWidget(QLabel(label))
+            row.addWidget(widget, 3 if widget is self.model_combo else 0)
+        ask = QHBoxLayout()
+        ask.addWidget(self.question, 1)
+        buttons = QVBoxLayout()
+        for button in (self.ask_button, self.stop_button, self.copy_button):
+            buttons.addWidget(button)
+        ask.addLayout(buttons)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.conversation, 1)
+        layout.addWidget(QLabel("Retrieved passages"))
+        layout.addWidget(self.retrieved_list)
+        layout.addLayout(ask)
+
+    # -- models and settings ------------------------------------------------------------------------
+    def fill_models(self, current: str) -> None:
+        self.model_combo.clear()
+        self.model_combo.addItem("Default model (Qwen2.5-Coder-0.5B-Instruct)", "")
+        for m in list_models():
+            known = f"{m.known.role} model, sha256 known" if m.known else "your own, not in the catalogue"
+            self.model_combo.addItem(f"{m.path.name} — {m.size / 1e6:.0f} MB, {known}", str(m.path))
+        for entry in missing_models():
+            self.model_combo.addItem(f"{entry.name} — not installed: run `{entry.install}`", None)
+            self.model_combo.model().item(self.model_combo.count() - 1).setEnabled(False)
+        self.model_combo.addItem("Browse for a .gguf file…", BROWSE)
+        self.model_combo.setCurrentIndex(max(self.model_combo.findData(current), 0))
+
+    def _model_activated(self, index: int) -> None:
+        data = self.model_combo.itemData(index)
+        if data == BROWSE:
+            path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF chat model", "", "GGUF models (*.gguf)")
+            if not path:
+                self.model_combo.setCurrentIndex(0)
+                return
+            data = path
+            self.model_combo.insertItem(index, Path(path).name, path)
+            self.model_combo.setCurrentIndex(index)
+        self.model_chosen.emit(data)
+
+    def _settings_edited(self, *_args) -> None:
+        self.settings_changed.emit(self.k_spin.value(), self.mode_combo.currentText(), self.lang_combo.currentText())
+
+    # -- state ----------------------------------------------------------------------------------------
+    def set_busy(self, busy: Busy, models_ok: bool) -> None:
+        self.ask_button.setEnabled(models_ok and busy is not Busy.ANSWERING)
+        self.stop_button.setEnabled(busy in (Busy.ANSWERING, Busy.INDEXING))
+
+    def show_error(self, message: str) -> None:
+        self.banner.setText(message)
+        self.banner.setVisible(bool(message))
+
+    # -- the conversation -------------------------------------------------------------------------------
+    def show_turns(self, answers) -> None:
+        """Render the finished turns (once), and nothing pending."""
+        self.history_html = "".join(answer_html(i, a, language(a.language).missing_label) for i, a in enumerate(answers))
+        self.pending = None
+        self.conversation.setHtml(self.history_html)
+        self._to_end()
+
+    def begin(self, question: str) -> None:
+        self.retrieved_list.clear()
+        self.pending = (question, None)
+        self._render_pending("")
+
+    def show_preview(self, choice: Choice) -> None:
+        """The quotes, on screen at once, in the place the answer will take."""
+        if self.pending is not None:
+            self.pending = (self.pending[0], choice)
+            self._render_pending("")
+
+    def add_token(self, text: str) -> None:
+        cursor = self.conversation.textCursor()
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(text)
+        self.conversation.setTextCursor(cursor)
+        self.conversation.ensureCursorVisible()
+
+    def _render_pending(self, written: str) -> None:
+        question, preview = self.pending
+        self.conversation.setHtml(self.history_html + pending_html(question, preview, written))
+        self._to_end()
+
+    def _to_end(self) -> None:
+        self.conversation.moveCursor(QTextCursor.MoveOperation.End)
+        self.conversation.ensureCursorVisible()
+
+    def show_retrieved(self, root: Path, hits) -> None:
+        self.retrieved_list.clear()
+        for h in hits:
+            item = QListWidgetItem(f"[{h.rank}] {h.chunk.source} — {h.chunk.heading or '(top)'}  · {h.score:.4f}")
+            item.setData(ROLE, (root, h))
+            item.setToolTip(f"lines {h.chunk.start}–{h.chunk.end}")
+            self.retrieved_list.addItem(item)
+
+    def _hovered(self, url: QUrl) -> None:
+        text = self.hover_text(url.toString())
+        if text:
+            QToolTip.showText(self.cursor().pos(), text, self.conversation)
+
+    # -- the question box ---------------------------------------------------------------------------------
+    def eventFilter(self, obj, event):  # noqa: N802 (Qt name)
+        if obj is self.question and event.type() == QEvent.Type.KeyPress:
+            enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            if enter and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                self.ask_from_box()
+                return True
+        return super().eventFilter(obj, event)
+
+    def ask_from_box(self) -> None:
+        self.ask_requested.emit(self.question.toPlainText())

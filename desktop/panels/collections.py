@@ -1,0 +1,162 @@
+"""The collections panel: folders, their markdown files and headings; add, remove, re-index, with progress."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from repobot.engine.load import find_markdown
+
+from ..qt import (
+    QFileDialog, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
+    QWidget, Qt, Signal,
+)
+from ..render import heading_lines
+
+ROLE = Qt.ItemDataRole.UserRole
+
+
+class Entry(NamedTuple):
+    """What a row of the tree stands for."""
+
+    kind: str  # collection, file or heading
+    root: str
+    source: str = ""
+    line: int = 0
+
+
+class CollectionsPanel(QWidget):
+    add_requested = Signal(str)  # folder
+    remove_requested = Signal(str)  # root
+    activate_requested = Signal(str)  # root
+    reindex_requested = Signal()
+    cancel_requested = Signal()
+    open_requested = Signal(object, str, str)  # root Path, source, anchor ("" for the top)
+    error = Signal(str)
+
+    def __init__(self, bundled: str):
+        super().__init__()
+        self.bundled = bundled
+        self.tree = QTreeWidget()
+        self.tree.setHeaderHidden(True)
+        self.tree.itemClicked.connect(self._clicked)
+        self.tree.itemExpanded.connect(self._expanded)
+        self.filter_box = QLineEdit(placeholderText="Filter files…")
+        self.filter_box.textChanged.connect(self.apply_filter)
+        self.add_button = QPushButton("Add folder…")
+        self.add_button.clicked.connect(self.choose_folder)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.clicked.connect(self._remove_selected)
+        self.reindex_button = QPushButton("Re-index")
+        self.reindex_button.clicked.connect(self.reindex_requested)
+        self.progress = QProgressBar()
+        self.progress.setFormat("%p%")
+        self.label = QLabel("")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.cancel_button.setEnabled(False)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<b>Collections</b>"))
+        layout.addWidget(self.filter_box)
+        layout.addWidget(self.tree, 1)
+        buttons = QHBoxLayout()
+        for button in (self.add_button, self.remove_button, self.reindex_button):
+            buttons.addWidget(button)
+        layout.addLayout(buttons)
+        layout.addWidget(self.label)
+        bar = QHBoxLayout()
+        bar.addWidget(self.progress, 1)
+        bar.addWidget(self.cancel_button)
+        layout.addLayout(bar)
+
+    # -- showing ---------------------------------------------------------------------------------
+    def show_collections(self, collections: list[str], active: str, sources: dict[str, list[str]]) -> None:
+        self.tree.clear()
+        for root in collections:
+            name = "RepoBot user guide" if root == self.bundled else "/".join(Path(root).parts[-2:])
+            item = QTreeWidgetItem([("● " if root == active else "") + name])
+            item.setToolTip(0, root)
+            item.setData(0, ROLE, Entry("collection", root))
+            self.tree.addTopLevelItem(item)
+            for source in sources.get(root) or _list_sources(root):
+                child = QTreeWidgetItem([source])
+                child.setData(0, ROLE, Entry("file", root, source))
+                child.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
+                item.addChild(child)
+            item.setExpanded(root == active)
+        self.apply_filter(self.filter_box.text())
+
+    def indexing(self, root: str) -> None:
+        self.progress.setValue(0)
+        self.label.setText(f"Indexing {Path(root).name}…")
+        self.cancel_button.setEnabled(True)
+
+    def show_progress(self, root: str, stage: str, done: int, total: int) -> None:
+        verb, unit = ("Reading", "files") if stage == "chunk" else ("Embedding", "chunks")
+        self.label.setText(f"{verb} {done:,}/{total:,} {unit} — {Path(root).name}")
+        share = done / total if total else 1.0  # reading files is the first 10%, embedding the other 90%
+        self.progress.setValue(int(10 * share) if stage == "chunk" else 10 + int(90 * share))
+
+    def show_indexed(self, report) -> None:
+        self.progress.setValue(100)
+        self.cancel_button.setEnabled(False)
+        changed = f"+{report.added} ~{report.updated} −{report.removed}"
+        self.label.setText(f"{report.files} files, {report.chunks} chunks ({changed}) in {report.seconds:.1f} s")
+
+    def show_stopped(self) -> None:
+        self.cancel_button.setEnabled(False)
+        self.label.setText("Indexing stopped")
+
+    def apply_filter(self, text: str) -> None:
+        text = text.lower().strip()
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            for j in range(top.childCount()):
+                child = top.child(j)
+                child.setHidden(bool(text) and text not in child.text(0).lower())
+            if text:
+                top.setExpanded(True)
+
+    # -- user actions ------------------------------------------------------------------------------
+    def choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a documentation folder")
+        if folder:
+            self.add_requested.emit(folder)
+
+    def _remove_selected(self) -> None:
+        item = self.tree.currentItem()
+        while item is not None and item.parent() is not None:
+            item = item.parent()
+        if item is None:
+            self.error.emit("Select a collection to remove.")
+            return
+        self.remove_requested.emit(item.data(0, ROLE).root)
+
+    def _clicked(self, item: QTreeWidgetItem) -> None:
+        entry: Entry = item.data(0, ROLE)
+        if entry.kind == "collection":
+            self.activate_requested.emit(entry.root)
+        else:
+            self.open_requested.emit(Path(entry.root), entry.source, f"L{entry.line}" if entry.line else "")
+
+    def _expanded(self, item: QTreeWidgetItem) -> None:
+        entry: Entry = item.data(0, ROLE)
+        if entry.kind != "file" or item.childCount():
+            return
+        try:
+            text = (Path(entry.root) / entry.source).read_text(encoding="utf-8", errors="replace")
+        except OSError as err:
+            self.error.emit(f"Cannot read {entry.source}: {err.strerror}.")
+            return
+        for level, line, title in heading_lines(text):
+            child = QTreeWidgetItem(["  " * (level - 1) + title])
+            child.setData(0, ROLE, Entry("heading", entry.root, entry.source, line))
+            item.addChild(child)
+        item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.DontShowIndicatorWhenChildless)
+
+
+def _list_sources(root: str) -> list[str]:
+    try:
+        return [p.relative_to(Path(root).resolve()).as_posix() for p in find_markdown(Path(root))]
+    except (OSError, ValueError):
+        return []

@@ -1,0 +1,110 @@
+"""The viewer panel: a local markdown file rendered, scrolled to the cited lines and highlighted, with a find box."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from ..qt import QDesktopServices, QLabel, QLineEdit, QMessageBox, QTextBrowser, QTextCursor, QUrl, QVBoxLayout, QWidget, Signal
+from ..render import document_html
+
+REMOTE_SCHEMES = ("http", "https", "ftp", "mailto")
+
+
+def inside(root: Path, path: Path) -> bool:
+    """True when ``path`` (resolved) lies inside ``root``: a tampered index cannot open /etc/passwd."""
+    root, path = root.resolve(), path.resolve()
+    return path == root or root in path.parents
+
+
+class DocViewer(QTextBrowser):
+    """A markdown viewer that never loads anything remote and never follows links by itself."""
+
+    def __init__(self):
+        super().__init__()
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+
+    def loadResource(self, kind, url):  # noqa: N802 (Qt name)
+        if url.scheme() in REMOTE_SCHEMES:
+            return None
+        return super().loadResource(kind, url)
+
+
+class ViewerPanel(QWidget):
+    error = Signal(str)
+    status = Signal(str)
+
+    def __init__(self):
+        super().__init__()
+        self.current: tuple[Path, str] | None = None  # (root, source) on show
+        self.confirm_external: Callable[[QUrl], bool] = self._ask_before_leaving
+        self.title = QLabel("No document open")
+        self.find_box = QLineEdit(placeholderText="Find in document…")
+        self.find_box.returnPressed.connect(self.find_next)
+        self.view = DocViewer()
+        self.view.anchorClicked.connect(self.follow_link)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.find_box)
+        layout.addWidget(self.view, 1)
+
+    def open_file(self, root: Path, source: str, *, lines: tuple[int, int] | None = None, anchor: str | None = None) -> bool:
+        path = root / source
+        if not inside(root, path):
+            self.error.emit(f"Refused to open {source}: it lies outside the indexed folder {root}.")
+            return False
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as err:
+            self.error.emit(f"Cannot open {source}: {err.strerror or err}. Re-index the folder if it changed.")
+            return False
+        self.current = (root, source)
+        self.view.setHtml(document_html(text, lines))
+        span = f" — lines {lines[0]}–{lines[1]}" if lines else ""
+        self.title.setText(f"<b>{source}</b>{span}")
+        target = "hl" if lines else anchor
+        if target:
+            self.view.scrollToAnchor(target)
+        else:
+            self.view.moveCursor(QTextCursor.MoveOperation.Start)
+        return True
+
+    def follow_link(self, url: QUrl) -> None:
+        """Links between markdown files open here; remote ones only in the browser, after asking."""
+        if url.scheme() in REMOTE_SCHEMES:
+            if self.confirm_external(url):
+                QDesktopServices.openUrl(url)
+            return
+        if self.current is None:
+            return
+        root, source = self.current
+        target = url.path()
+        if not target:  # a link within the page
+            self.view.scrollToAnchor(url.fragment())
+            return
+        resolved = (root / source).parent / target
+        try:
+            relative = resolved.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            self.error.emit(f"Refused to open {target}: it lies outside the indexed folder.")
+            return
+        if not resolved.suffix:
+            relative += ".md" if not resolved.is_dir() else "/index.md"
+        self.open_file(root, relative)
+
+    def _ask_before_leaving(self, url: QUrl) -> bool:
+        answer = QMessageBox.question(
+            self, "Open in your browser?",
+            f"This link leaves RepoBot and uses the network:\n{url.toString()}\n\nOpen it in your web browser?",
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def find_next(self) -> None:
+        text = self.find_box.text()
+        if not text:
+            return
+        if not self.view.find(text):
+            self.view.moveCursor(QTextCursor.MoveOperation.Start)
+            if not self.view.find(text):
+                self.status.emit(f"“{text}” is not in this document")

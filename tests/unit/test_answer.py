@@ -1,0 +1,56 @@
+"""Choosing what is shown: the model's checked answer (citations corrected or added), quotes, or the fixed phrase."""
+
+from repobot.engine.answer import choose, extractive, verified
+from repobot.engine.support import Support, Unit
+
+RANKED = [
+    (Unit(1, 0, "HTTPX does not follow redirects by default, unlike requests.", False), 0.8),
+    (Unit(1, 1, "Enable them per request like this:", False), 0.5),
+    (Unit(1, 2, "client.get(url, follow_redirects=True)", True), 0.4),
+    (Unit(2, 0, "Timeouts default to five seconds of network inactivity.", False), 0.1),
+]
+
+
+def sentence(text, cited, status, suggested=None, code=False):
+    return Support(text, cited, status, {1: 0.9, 2: 0.1}, suggested, "", code)
+
+
+def test_uncited_and_miscited_sentences_get_the_passage_that_supports_them():
+    answer = "Redirects are off by default. You enable them per request [2]. Made up [1]."
+    sentences = [sentence("Redirects are off by default.", [], "uncited", 1),
+                 sentence("You enable them per request [2].", [2], "miscited", 1),
+                 sentence("Made up [1].", [1], "unsupported")]
+    choice = choose(sentences, answer, RANKED, "en")
+    assert choice.verdict == "verified"
+    assert choice.text == "Redirects are off by default [1]. You enable them per request [1]."
+    assert [s.cited_by for s in choice.sentences] == ["checker", "checker"]
+
+
+def test_invented_ids_are_never_shown():
+    answer = "Redirects are off by default [1][7]."
+    choice = verified([sentence(answer, [1, 7], "supported")], answer)
+    assert choice.text == "Redirects are off by default [1]." and choice.sentences[0].cited_by == "model"
+
+
+def test_unsupported_code_is_dropped_and_copied_code_kept():
+    answer = "Enable it:\n```python\nclient.get(url, follow_redirects=True)\n```\n```python\nmagic()\n```"
+    sentences = [Support("Enable it:", [], "exempt", {}, None, ""),
+                 sentence("client.get(url, follow_redirects=True)", [], "supported", 1, code=True),
+                 sentence("magic()", [], "unsupported", code=True)]
+    choice = verified(sentences, answer)
+    assert "follow_redirects=True" in choice.text and "magic" not in choice.text
+
+
+def test_a_failed_answer_gives_quotes_with_the_code_they_introduce():
+    choice = choose([sentence("Made up [1].", [1], "unsupported")], "Made up [1].", RANKED, "en")
+    assert choice.verdict == "extractive"
+    assert choice.text.splitlines()[0] == "Quoted from the documents:"
+    assert "> HTTPX does not follow redirects by default, unlike requests. [1]" in choice.text
+    assert "client.get(url, follow_redirects=True)" in choice.text  # introduced by the chosen ':' sentence
+    assert "five seconds" not in choice.text  # below the relevance floor
+
+
+def test_the_escape_phrase_and_weak_quotes_give_the_fixed_phrase():
+    escape = [Support("文档里没有找到相关说明。", [], "exempt", {}, None, "")]
+    assert choose(escape, "文档里没有找到相关说明。", RANKED, "zh").text == "文档里没有找到相关说明"
+    assert extractive([(u, 0.05) for u, _ in RANKED], "en") is None

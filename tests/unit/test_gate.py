@@ -1,0 +1,41 @@
+"""The gate refuses only when what the question is about is absent from the documents."""
+
+from repobot.engine.gate import TextCorpus, gate, key_terms
+
+DOCS = [
+    "# Background tasks\nSend an email notification after returning the response, so the user does not wait.",
+    "# CORS\nUse CORSMiddleware to allow a frontend on another origin, such as http://localhost:8080.",
+    "# Lifespan\nLoad the machine learning model once at startup and free the memory at shutdown.",
+    "# HTTP/2\nHTTPX supports HTTP/2 with the http2 extra.",
+] + [f"# Page {i}\nFastAPI application endpoint number {i}." for i in range(60)]
+CORPUS = TextCorpus(DOCS)
+
+
+def test_a_subject_absent_from_the_documents_is_refused():
+    result = gate("Does FastAPI support HTTP/3?", DOCS[3:4], CORPUS)
+    assert not result.covered and result.missing == ["HTTP/3"]
+    assert not gate("How do I expose Prometheus metrics from my FastAPI app?", DOCS[:2], CORPUS).covered
+
+
+def test_a_bystander_term_does_not_refuse_a_question_the_passages_answer():
+    question = "After signup I send a welcome email; how do I not make the user wait for the SMTP call?"
+    result = gate(question, DOCS[:1], CORPUS)
+    assert "SMTP" in key_terms(question) and result.covered
+    assert {"email", "wait"} <= set(result.informative)
+
+
+def test_words_found_in_most_chunks_say_nothing():
+    result = gate("Can my FastAPI application endpoint use LDAP?", DOCS[4:6], CORPUS)
+    assert not result.covered and result.missing == ["LDAP"]  # "application" and "endpoint" are everywhere
+
+
+def test_a_question_in_another_language_is_judged_through_its_rewrite_not_its_bigrams():
+    question = "用户注册后发欢迎邮件，怎么不让用户等 SMTP 调用？"
+    assert not gate(question, DOCS[:1], CORPUS, same_language=False).covered  # nothing to judge it by
+    rewrite = "After signup, how do I send a welcome email without making the user wait for the SMTP call?"
+    assert gate(question, DOCS[:1], CORPUS, rewritten=rewrite, same_language=False).covered
+
+
+def test_no_absent_term_means_the_model_tries():
+    assert gate("Is it faster than requests?", DOCS[3:4], CORPUS).covered
+    assert not gate("Anything?", [], CORPUS).covered

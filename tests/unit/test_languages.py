@@ -1,0 +1,44 @@
+"""One language registry: detection, answer languages, negation, and the rewrite's acceptance rules."""
+
+import pytest
+
+from repobot.engine.languages import ANSWER_LANGUAGES, LANGUAGE_CHOICES, answer_language, detect_language, negated
+from repobot.engine.rewrite import accept_query, parse_numbered
+
+
+@pytest.mark.parametrize("text, code", [
+    ("httpx 默认会自动跟随重定向吗？怎么开启？", "zh"),
+    ("検索用のクエリパラメータ q を最大50文字までに制限したいです。", "ja"),
+    ("Je veux renvoyer l'utilisateur vers /dashboard après le login.", "fr"),
+    ("Wie kann ich eine Datei hochladen und die Größe prüfen?", "de"),
+    ("Как загрузить файл?", "ru"),
+    ("파일을 업로드하는 방법", "ko"),
+    ("How do I use `httpx.Client(follow_redirects=True)`?", "en"),
+])
+def test_detect_language(text, code):
+    assert detect_language(text) == code
+
+
+def test_answer_languages_are_one_list_for_the_cli_and_the_window():
+    assert ANSWER_LANGUAGES == ("en", "zh", "fr", "ja") and LANGUAGE_CHOICES[0] == "auto"
+    assert answer_language("ko").code == "en"
+
+
+def test_negation_in_each_language_but_not_in_code():
+    assert negated("Les redirections ne sont pas suivies.") and negated("リダイレクトしません")
+    assert not negated("Set `follow_redirects=True`.") and not negated("Pass timeout=None to the client.")
+
+
+@pytest.mark.parametrize("output", ["", "   ", "是的，支持。", "Yes, HTTPX supports HTTP/3.", "Can pandas read parquet files?",
+                                    "The documents do not cover this.", "x" * 500])
+def test_a_bad_rewrite_is_refused(output):
+    assert accept_query(output, "httpx 支持 HTTP/3 吗？", "en") is None
+
+
+def test_a_good_rewrite_keeps_only_its_first_line():
+    assert accept_query('"Does HTTPX retry failed requests?"\nNote: …', "httpx 会自动重试吗？", "en") == (
+        "Does HTTPX retry failed requests?")
+
+
+def test_numbered_translations_are_matched_to_their_lines():
+    assert parse_numbered("2) second\n1、 first\nnoise\n7. out of range", 3) == ["first", "second", None]
