@@ -5,6 +5,7 @@
     repobot ask "QUESTION" [--corpus DIR] [--model GGUF] [--json]
     repobot check --n-docs N   < answer.txt
     repobot eval QUESTIONS.jsonl [--corpus DIR] [--modes bm25,dense,hybrid] [--json]
+    repobot history [--corpus DIR] [--json] [--search TEXT] [--export ID]
     repobot gui [--corpus DIR] [--ask Q] [--screenshot PNG] [--open-source N] [--quit]
 """
 
@@ -15,6 +16,7 @@ import json
 import os
 import sys
 import threading
+import time
 
 from repobot import __version__
 from repobot.engine.evaluate import SPLITS
@@ -60,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-tokens", type=int, default=400, help="cap on the answer's length in tokens")
     p.add_argument("--no-strict", action="store_true", help="drop the 'even if you know it' rule (experiments)")
     p.add_argument("--no-gate", action="store_true", help="generate even when passages miss the question's key terms")
+    p.add_argument("--conversation", type=int, help="continue this saved conversation (see `repobot history`)")
 
     p = sub.add_parser("check", help="the lesson's form check of an answer read from stdin")
     p.add_argument("--n-docs", type=int, required=True, help="number of passages the answer could cite")
@@ -72,6 +75,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-answers", action="store_true", help="retrieval metrics only (no generation)")
     p.add_argument("--split", choices=SPLITS, help="only the questions of this split (calibrate or report)")
     p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("history", help="list, search or export the saved conversations of a folder")
+    corpus_arg(p)
+    p.add_argument("--search", default="", help="only conversations whose text contains this")
+    p.add_argument("--export", type=int, metavar="ID", help="print conversation ID as markdown")
+    p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("models", help="list the GGUF models RepoBot can use")
     p.add_argument("--json", action="store_true")
@@ -151,7 +160,8 @@ def cmd_search(args) -> int:
 
     pipe = _pipeline(args)
     options = AskOptions(k=args.k, mode=args.mode, version=args.docs_version, rewrite=args.rewrite)
-    hits, rewritten = pipe.search(args.question, options)
+    found = pipe.search(args.question, options)
+    hits, rewritten = found.hits, found.searched_for
     if args.json:
         hits_json = [hit_json(h, text=True, id_key="rank") for h in hits]
         print(json.dumps({"hits": hits_json, "searched_for": rewritten or args.question}, ensure_ascii=False, indent=2))
@@ -174,11 +184,15 @@ def cmd_ask(args) -> int:
         k=args.k, mode=args.mode, language=args.language, strict=not args.no_strict, rewrite=args.rewrite,
         version=args.docs_version, max_tokens=args.max_tokens, gate=not args.no_gate,
     )
+    history = pipe.collection.history
+    earlier = history.context(args.conversation) if args.conversation is not None else []
+    if args.conversation is not None:
+        history.title(args.conversation)  # an unknown id is an error that lists the known ones
     cancel = threading.Event()
     answer = None
     out = sys.stdout
     try:
-        for event in pipe.ask_stream(args.question, options, cancel=cancel):
+        for event in pipe.ask_stream(args.question, options, cancel=cancel, earlier=earlier):
             if isinstance(event, Retrieved) and not args.json:
                 print("Retrieved: " + "  ".join(f"[{h.rank}] {h.chunk.source}" for h in event.hits), file=out)
             elif isinstance(event, Preview) and not args.json:
@@ -191,6 +205,9 @@ def cmd_ask(args) -> int:
     except KeyboardInterrupt:
         cancel.set()
         raise
+    history.record(args.conversation, answer)
+    for note in [history.note] if history.note else []:
+        print(f"note: {note}", file=sys.stderr)
     if args.json:
         print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
         return 0
@@ -223,6 +240,30 @@ def cmd_ask(args) -> int:
     quotes = f"{t.first_content_ms:.0f} ms" if t.first_content_ms is not None else "-"
     print(f"(retrieve {t.retrieve_ms:.0f} ms, quotes {quotes}, first token {first}, total {t.total_ms:.0f} ms, "
           f"{t.prompt_tokens} prompt tokens, {t.tokens_per_s:.1f} tokens/s)", file=out)
+    print(f"(saved in conversation {answer.conversation}: continue it with --conversation {answer.conversation})", file=out)
+    return 0
+
+
+def cmd_history(args) -> int:
+    from repobot.engine.collection import Collection
+    from repobot.engine.export import conversation_markdown
+    from repobot.engine.registry import ModelSet
+
+    history = Collection(args.corpus, ModelSet()).history
+    if history.note:
+        print(f"note: {history.note}", file=sys.stderr)
+    if args.export is not None:
+        print(conversation_markdown(history.turns(args.export), title=history.title(args.export)))
+        return 0
+    rows = history.conversations(args.search)
+    if args.json:
+        print(json.dumps([row._asdict() for row in rows], ensure_ascii=False, indent=2))
+        return 0
+    if not rows:
+        print("No saved conversations" + (f" containing {args.search!r}" if args.search else "") + ".")
+    for row in rows:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.updated))
+        print(f"{row.id:>4}  {when}  {row.turns} turn(s)  {row.title}")
     return 0
 
 
@@ -276,7 +317,7 @@ def cmd_gui(args) -> int:
 
 COMMANDS = {
     "index": cmd_index, "search": cmd_search, "ask": cmd_ask, "check": cmd_check,
-    "eval": cmd_eval, "models": cmd_models, "gui": cmd_gui,
+    "eval": cmd_eval, "models": cmd_models, "history": cmd_history, "gui": cmd_gui,
 }
 
 if __name__ == "__main__":

@@ -65,8 +65,12 @@ class Controller(QObject):
         self.models = ModelSet(self.settings.model or None, embedder)
         self.models_ok = False
         self.pending_question = ""  # asked while indexing or loading: sent once both are done
-        self.conversation = Conversation()
+        self.conversation = Conversation(lambda root: self.pipeline(root).collection.history, lambda: self.active,
+                                         parent=self)
+        self.conversation.error.connect(self.error)
+        self.conversation.status.connect(self.status)
         self.indexed_reports: dict[str, IndexReport] = {}
+        self.index_message = ""  # the problems of the last index shown, cleared when an index is clean
         self._pipelines: dict[str, Pipeline] = {}
         self.tasks = TaskRunner(self)
         self.tasks.busy_changed.connect(self.busy_changed)
@@ -74,11 +78,12 @@ class Controller(QObject):
         self.watcher.changed.connect(self.reindex_changed)
 
     def start(self) -> None:
-        """Load the models in the background and index the active folder."""
+        """Load the models in the background, index the active folder and list its conversations."""
         if self.store.problem:
             self.error.emit(self.store.problem)
         self.load_models()
         self.index(self.active)
+        self.conversation.list()
 
     def shutdown(self) -> None:
         self.tasks.shutdown()
@@ -129,6 +134,7 @@ class Controller(QObject):
             self.settings = self.settings._replace(active=root)
             self.save_settings()
             self.collections_changed.emit()
+            self.conversation.new()
             self.index(root)
 
     def save_settings(self, **changes) -> None:
@@ -199,8 +205,10 @@ class Controller(QObject):
         self.indexed_reports[root] = report
         self.watcher.watch(root, report.sources)
         if report.problems:
-            self.error.emit(f"{len(report.problems)} file(s) had problems: " + "; ".join(report.problems[:3]))
-        else:
+            self.index_message = f"{len(report.problems)} file(s) had problems: " + "; ".join(report.problems[:3])
+            self.error.emit(self.index_message)
+        elif self.index_message:  # a later index of the folder is clean: its old message goes
+            self.index_message = ""
             self.error.emit("")
         self.indexed.emit(root, report)
         self.ask_pending()
@@ -239,7 +247,9 @@ class Controller(QObject):
         self.conversation.live = Live(Path(root), [], None)
         self.asking.emit(question)
         options = options or AskOptions(k=self.settings.k, mode=self.settings.mode, language=self.settings.language)
-        self.tasks.submit(Busy.ANSWERING, lambda context: pipe.ask_stream(question, options, cancel=context.cancel),
+        earlier = [(t.answer.question, t.answer.final_answer) for t in self.turns]
+        self.tasks.submit(Busy.ANSWERING,
+                          lambda context: pipe.ask_stream(question, options, cancel=context.cancel, earlier=earlier),
                           on_event=lambda event: self._answer_event(root, event),
                           on_failed=self._ask_failed)
         return True
@@ -261,41 +271,16 @@ class Controller(QObject):
             self.token.emit(event.text)
         elif isinstance(event, Done):
             turn = Turn(Path(root), event.answer)
-            self.conversation.turns.append(turn)
+            self.conversation.add(turn)
             self.answered.emit(turn)
 
     def _ask_failed(self, message: str) -> None:
         self.error.emit(message)
         self.ask_failed.emit()
 
-    # -- links of the conversation ---------------------------------------------------------------------
     @property
     def turns(self) -> list[Turn]:
         return self.conversation.turns
-
-    def link_target(self, link: str) -> tuple[Path, object] | None:
-        """(root, hit) a conversation link opens; None (with a message if it cites nothing real) otherwise."""
-        found = self.conversation.target(link)
-        if found is None:
-            return None
-        root, hit, pid = found
-        if hit is None:
-            self.error.emit(f"[{pid}] is not one of the passages given to the model (it cites a source that does not exist).")
-            return None
-        return root, hit
-
-    def link_reason(self, link: str) -> str:
-        return self.conversation.reason(link)
-
-    def source_target(self, n: int):
-        """(root, hit) of source n of the last answer."""
-        if not self.turns:
-            return None
-        sources = self.turns[-1].answer.sources
-        if not 1 <= n <= len(sources):
-            self.error.emit(f"There is no source {n}: the answer lists {len(sources)}.")
-            return None
-        return self.turns[-1].root, sources[n - 1]
 
     def cancel(self) -> None:
         """Stop the running job (generation or indexing) at its next step."""

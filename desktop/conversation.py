@@ -1,19 +1,28 @@
-"""The conversation on screen: its finished turns, the answer being written, and what each of its links opens.
+"""The conversation on screen: its turns, the answer being written, its saved copy, and what its links open.
 
-Links are ``cite:T:N`` (passage N of turn T) and ``sent:T:part:I`` (sentence I
-of the shown answer, the model's own answer, or the quoted preview); turn -1 is
-the answer being written. No widgets here.
+Every answer joins the active folder's current saved conversation (a new one
+when there is none), so closing the window loses nothing; a reopened
+conversation shows its answers exactly as they were checked. Links are
+``cite:T:N`` (passage N of turn T) and ``sent:T:part:I`` (sentence I of the
+shown answer, the model's own answer or the quoted preview); turn -1 is the
+answer being written. No widgets here.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from repobot.engine.answer import Choice
+from repobot.engine.errors import RepoBotError
+from repobot.engine.export import conversation_markdown
+from repobot.engine.files import write_text_atomic
+from repobot.engine.history import History
 from repobot.engine.result import Answer
 from repobot.engine.retrieve import Hit
 from repobot.engine.support import Support
+
+from .qt import QObject, Signal
 
 
 class Turn(NamedTuple):
@@ -29,11 +38,106 @@ class Live(NamedTuple):
     preview: Choice | None
 
 
-class Conversation:
-    def __init__(self):
+def source_changed(root: Path, hit: Hit) -> bool:
+    """Whether the lines a saved passage came from read differently now (or the file is gone)."""
+    try:
+        lines = (root / hit.chunk.source).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return True
+    return "\n".join(lines[hit.chunk.start - 1 : hit.chunk.end]).strip() != hit.chunk.text.strip()
+
+
+class Conversation(QObject):
+    changed = Signal(object, object)  # [ConversationInfo] of the active folder, the current id (None: a new one)
+    loaded = Signal()  # the turns on screen were replaced (reopened, new, or another folder)
+    error = Signal(str)
+    status = Signal(str)
+
+    def __init__(self, history_for: Callable[[str], History], active: Callable[[], str], parent=None):
+        super().__init__(parent)
+        self.history_for, self.active = history_for, active
         self.turns: list[Turn] = []
         self.live = Live(Path(), [], None)
+        self.id: int | None = None  # the saved conversation the next answer joins
+        self.search_text = ""
 
+    def history(self, root: str | None = None) -> History:
+        history = self.history_for(root or self.active())
+        if history.note:  # a damaged file was set aside: say it once
+            self.error.emit(history.note)
+            history.note = ""
+        return history
+
+    # -- turns and their saved copy ------------------------------------------------------------------
+    def add(self, turn: Turn) -> None:
+        """A new answer: on screen, and saved in the current conversation of its folder."""
+        self.turns.append(turn)
+        try:
+            if str(turn.root) == self.active():
+                self.id = self.history().record(self.id, turn.answer)
+            else:  # the folder changed while it was answering: keep it with its own folder
+                self.history(str(turn.root)).record(None, turn.answer)
+        except RepoBotError as err:
+            self.error.emit(str(err))
+        self.list()
+
+    def list(self, search: str | None = None) -> None:
+        if search is not None:
+            self.search_text = search
+        self.changed.emit(self.history().conversations(self.search_text), self.id)
+
+    def new(self) -> None:
+        self.id, self.turns = None, []
+        self.loaded.emit()
+        self.list()
+
+    def open(self, conversation: int) -> bool:
+        """Show a saved conversation exactly as it was checked; the next question continues it."""
+        try:
+            answers = self.history().turns(conversation)
+        except RepoBotError as err:
+            self.error.emit(str(err))
+            return False
+        self.id = conversation
+        self.turns = [Turn(Path(self.active()), a) for a in answers]
+        self.loaded.emit()
+        self.list()
+        return True
+
+    def rename(self, conversation: int, title: str) -> None:
+        self._change(lambda h: h.rename(conversation, title))
+
+    def delete(self, conversation: int) -> None:
+        if self._change(lambda h: h.delete(conversation)) and conversation == self.id:
+            self.new()
+
+    def _change(self, change) -> bool:
+        try:
+            change(self.history())
+        except RepoBotError as err:
+            self.error.emit(str(err))
+            return False
+        self.list()
+        return True
+
+    def export(self, conversation: int, path: str) -> bool:
+        """Write a conversation as markdown, with its sources and each sentence's status."""
+        try:
+            history = self.history()
+            text = conversation_markdown(history.turns(conversation), title=history.title(conversation))
+            write_text_atomic(Path(path), text + "\n")
+        except (RepoBotError, OSError) as err:
+            self.error.emit(f"The conversation was not exported: {err}")
+            return False
+        self.status.emit(f"Conversation exported to {path}")
+        return True
+
+    def changed_sources(self, number: int) -> set[int]:
+        """Ids of a turn's sources whose file changed since the answer (they open the current file)."""
+        root, answer = self.turns[number]
+        return {h.rank for h in answer.sources if source_changed(root, h)}
+
+    # -- links ------------------------------------------------------------------------------------------
     def _turn(self, number: int) -> tuple[Path, list[Hit], dict[str, list[Support]]]:
         if number == -1:
             preview = self.live.preview.sentences if self.live.preview else []
@@ -48,8 +152,8 @@ class Conversation:
         items = parts.get(part, [])
         return (items[int(index)] if 0 <= int(index) < len(items) else None), root, hits
 
-    def target(self, link: str) -> tuple[Path, Hit | None, int] | None:
-        """(root, hit, id) a link opens; the hit is None when the id is not a retrieved passage."""
+    def target(self, link: str) -> tuple[Path, Hit] | None:
+        """(root, hit) a link opens; None when it points nowhere (with a message if it cites a made-up id)."""
         try:
             if link.startswith("cite:"):
                 _, number, pid = link.split(":")
@@ -63,7 +167,11 @@ class Conversation:
                 return None
         except (ValueError, IndexError):
             return None
-        return root, next((h for h in hits if h.rank == int(pid)), None), int(pid)
+        hit = next((h for h in hits if h.rank == int(pid)), None)
+        if hit is None:
+            self.error.emit(f"[{pid}] is not one of the passages given to the model (it cites a source that does not exist).")
+            return None
+        return root, hit
 
     def reason(self, link: str) -> str:
         """What hovering a sentence shows: its status and why."""
@@ -74,3 +182,13 @@ class Conversation:
         except (ValueError, IndexError):
             return ""
         return f"{s.status}: {s.reason}" if s else ""
+
+    def source_target(self, n: int) -> tuple[Path, Hit] | None:
+        """(root, hit) of source n of the last answer."""
+        if not self.turns:
+            return None
+        root, answer = self.turns[-1]
+        if not 1 <= n <= len(answer.sources):
+            self.error.emit(f"There is no source {n}: the answer lists {len(answer.sources)}.")
+            return None
+        return root, answer.sources[n - 1]

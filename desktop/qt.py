@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (  # noqa: F401
     QComboBox,
     QFileDialog,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QListWidget,

@@ -91,8 +91,11 @@ def question_html(question: str, searched_for: str = "") -> str:
     return f'<p style="margin-top:14px"><b>Q:</b> {html.escape(question)}{searched}</p>'
 
 
-def answer_html(turn: int, answer: Answer, missing_label: str = "") -> str:
-    """One finished question and answer: verdict, final answer, sources, timings, checked model answer."""
+def answer_html(turn: int, answer: Answer, missing_label: str = "", changed: set[int] = frozenset()) -> str:
+    """One finished question and answer: verdict, final answer, sources, timings, checked model answer.
+
+    ``changed`` holds the ids of sources whose file changed since the answer was given.
+    """
     colour, verdict = VERDICT_TEXT[answer.verdict]
     parts = [question_html(answer.question, answer.searched_for), f'<p style="color:{colour}"><b>{verdict}</b></p>']
     if answer.final_sentences:
@@ -102,7 +105,10 @@ def answer_html(turn: int, answer: Answer, missing_label: str = "") -> str:
     if answer.missing_terms and missing_label:
         parts.append(f'<p style="color:#57606a">{html.escape(missing_label.format(terms=", ".join(answer.missing_terms)))}</p>')
     if answer.sources:
-        links = "  ".join(f'<a href="cite:{turn}:{h.rank}">[{h.rank}] {html.escape(h.chunk.source)}</a>' for h in answer.sources)
+        links = "  ".join(
+            f'<a href="cite:{turn}:{h.rank}">[{h.rank}] {html.escape(h.chunk.source)}</a>'
+            + (' <span style="color:#9a6700;font-size:small">(changed since this answer)</span>' if h.rank in changed else "")
+            for h in answer.sources)
         parts.append(f"<p><b>Sources:</b> {links}</p>")
     parts.append(f'<p style="color:#57606a;font-size:small">{timings_text(answer)}</p>')
     parts += [f'<p style="color:#9a6700;font-size:small">{html.escape(note)}</p>' for note in answer.notes]

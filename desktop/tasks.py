@@ -31,7 +31,6 @@ class Busy(enum.Enum):
     LOADING = "loading the models"
     INDEXING = "indexing"
     ANSWERING = "answering"
-    SAVING = "saving"
 
 
 class Context(NamedTuple):

@@ -11,10 +11,12 @@ from pathlib import Path
 from repobot.engine.export import conversation_markdown
 
 from .controller import Controller
+from .conversation import source_changed
 from .panels.chat import ChatPanel
 from .panels.collections import CollectionsPanel
+from .panels.history import HistoryPanel
 from .panels.viewer import ViewerPanel
-from .qt import QGuiApplication, QKeySequence, QLabel, QMainWindow, QShortcut, QSplitter
+from .qt import QGuiApplication, QKeySequence, QLabel, QMainWindow, QShortcut, QSplitter, Qt
 from .settings import SettingsStore
 
 
@@ -26,10 +28,14 @@ class MainWindow(QMainWindow):
         self.resize(1500, 900)
         self.controller = c = Controller(corpus=corpus, model=model, store=store, embedder=embedder, parent=self)
         self.collections = CollectionsPanel(c.bundled)
+        self.history = HistoryPanel()
         self.chat = ChatPanel(c.settings)
         self.viewer = ViewerPanel()
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.collections)
+        left.addWidget(self.history)
         self.splitter = QSplitter()
-        for panel in (self.collections, self.chat, self.viewer):
+        for panel in (left, self.chat, self.viewer):
             self.splitter.addWidget(panel)
         self.splitter.setSizes([300, 650, 550])
         self.setCentralWidget(self.splitter)
@@ -55,8 +61,16 @@ class MainWindow(QMainWindow):
         c.retrieved.connect(self.chat.show_retrieved)
         c.preview.connect(self.chat.show_preview)
         c.token.connect(self.chat.add_token)
-        c.answered.connect(lambda _turn: self.chat.show_turns([t.answer for t in c.turns]))
-        c.ask_failed.connect(lambda: self.chat.show_turns([t.answer for t in c.turns]))
+        c.answered.connect(lambda _turn: self.show_turns())
+        c.ask_failed.connect(self.show_turns)
+        c.conversation.loaded.connect(self.show_turns)
+        c.conversation.changed.connect(self.history.show_conversations)
+        self.history.open_requested.connect(c.conversation.open)
+        self.history.new_requested.connect(c.conversation.new)
+        self.history.rename_requested.connect(c.conversation.rename)
+        self.history.delete_requested.connect(c.conversation.delete)
+        self.history.export_requested.connect(c.conversation.export)
+        self.history.search_changed.connect(c.conversation.list)
         self.collections.add_requested.connect(c.add_collection)
         self.collections.remove_requested.connect(c.remove_collection)
         self.collections.activate_requested.connect(c.set_active)
@@ -70,7 +84,7 @@ class MainWindow(QMainWindow):
         self.chat.model_chosen.connect(c.choose_model)
         self.chat.link_clicked.connect(self.open_link)
         self.chat.passage_clicked.connect(lambda root, hit: self.open_hit(root, hit))
-        self.chat.hover_text = c.link_reason
+        self.chat.hover_text = c.conversation.reason
         QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.chat.ask_from_box)
         QShortcut(QKeySequence("Escape"), self, activated=c.cancel)
         QShortcut(QKeySequence("Ctrl+L"), self, activated=self.chat.question.setFocus)
@@ -79,6 +93,10 @@ class MainWindow(QMainWindow):
     def show_collections(self) -> None:
         c = self.controller
         self.collections.show_collections(c.collections, c.active, {r: rep.sources for r, rep in c.indexed_reports.items()})
+
+    def show_turns(self) -> None:
+        conversation = self.controller.conversation
+        self.chat.show_turns([(t.answer, conversation.changed_sources(i)) for i, t in enumerate(conversation.turns)])
 
     def ask(self, question: str) -> bool:
         """Ask from the question box; it is cleared once the question is accepted."""
@@ -89,17 +107,20 @@ class MainWindow(QMainWindow):
 
     def open_link(self, link: str) -> bool:
         """A citation or a sentence of the conversation: open its passage beside the answer."""
-        found = self.controller.link_target(link)
-        if found is None:
-            return False
-        return self.open_hit(*found)
+        found = self.controller.conversation.target(link)
+        return found is not None and self.open_hit(*found)
 
     def open_hit(self, root: Path, hit) -> bool:
-        return self.viewer.open_file(root, hit.chunk.source, lines=(hit.chunk.start, hit.chunk.end))
+        """The passage's file beside the answer, at its lines; a file changed since the answer opens as it is now."""
+        changed = source_changed(root, hit)
+        opened = self.viewer.open_file(root, hit.chunk.source, lines=(hit.chunk.start, hit.chunk.end))
+        if opened and changed:
+            self.viewer.title.setText(self.viewer.title.text() + " — <i>changed since this answer</i>")
+        return opened
 
     def open_source(self, n: int) -> bool:
         """Click source n of the last answer (scripting and tests)."""
-        found = self.controller.source_target(n)
+        found = self.controller.conversation.source_target(n)
         return found is not None and self.open_hit(*found)
 
     def copy_conversation(self) -> None:

@@ -69,7 +69,7 @@ def shown_sentence(s: Support) -> Support | None:
     if s.is_code:
         return s._replace(cited_by="checker")
     ids, by = shown_citations(s)
-    return s._replace(text=cite(s.text, ids), cited=ids, cited_by=by)
+    return s._replace(text=cite(s.text, ids), cited=ids, cited_by=by, status="supported")
 
 
 def verified(sentences: Sequence[Support], answer: str) -> Choice:

@@ -15,6 +15,7 @@ from typing import Callable
 
 from . import config
 from .errors import IndexStoreError
+from .history import History
 from .index import Index, Progress, UpdateReport, update_index
 from .load import Skipped, load_corpus
 from .registry import ModelSet
@@ -28,6 +29,7 @@ class Collection:
         self._index: Index | None = None
         self.problems: list[Skipped] = []  # files skipped or decoded with replacement, at the last update
         self.notes: list[str] = []  # e.g. a damaged saved index that was rebuilt
+        self._history: History | None = None
 
     def update(self, *, progress: Progress | None = None, cancelled: Callable[[], bool] = lambda: False) -> UpdateReport:
         """Bring the index up to date with the folder and save it if anything changed."""
@@ -54,3 +56,10 @@ class Collection:
         if self._index is None:
             self.update()
         return self._index
+
+    @property
+    def history(self) -> History:
+        """The collection's saved conversations (opened on first use; a damaged file is set aside)."""
+        if self._history is None:
+            self._history = History(store_dir(self.root.resolve()) / "history.sqlite3")
+        return self._history

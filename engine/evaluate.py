@@ -137,7 +137,7 @@ def evaluate(pipe, questions: Sequence[Question], *, modes: Sequence[str] = ("bm
                 hits = answer.retrieved
                 row.update(answer_row(q, answer))
             else:
-                hits, _ = pipe.search(q.question, opts)
+                hits = pipe.search(q.question, opts).hits
             row["retrieved"] = [h.chunk.source for h in hits]
             if q.gold_sources:
                 rr = reciprocal_rank(row["retrieved"], q.gold_sources)

@@ -50,6 +50,8 @@ class Language(NamedTuple):
     rules: Rules
     stopwords: frozenset[str] = frozenset()
     negations: tuple[str, ...] = ()  # whole words that make a sentence negative
+    pointers: tuple[str, ...] = ()  # words that point back at an earlier turn ("it", "它"): a follow-up question
+    openers: tuple[str, ...] = ()  # how a follow-up may begin ("and", "what about", "那")
 
 
 _EN = Language(
@@ -71,6 +73,8 @@ _EN = Language(
         my me we our us""".split()
     ),
     ("not", "no", "never", "none", "cannot", "without", "neither", "nor"),
+    ("it", "its", "this", "that", "these", "those", "them", "they", "there", "one", "same", "instead", "also"),
+    ("and", "what about", "how about", "same for", "then"),
 )
 
 _ZH = Language(
@@ -85,7 +89,9 @@ _ZH = Language(
         "每句话都以片段编号结尾，格式如下：……[2]。……[1][3]。",
         '片段间接说明的内容可以回答，但要在句首标明"（推断）"。',
     ),
-    negations=("不", "没", "无", "非", "未", "别"),
+    negations=("不", "没", "未"),
+    pointers=("它", "这个", "那个", "这样", "那样", "这种", "那种", "其", "该", "同样", "也", "呢"),
+    openers=("那", "还有", "那么", "另外"),
 )
 
 _FR = Language(
@@ -107,6 +113,9 @@ _FR = Language(
         tu vous nous mon ma mes comment quel quelle quels quelles est-ce faut peut""".split()
     ),
     ("pas", "jamais", "aucun", "aucune", "sans", "ni"),
+    ("ça", "cela", "celui", "celle", "ceux", "celles", "même", "aussi", "plutôt", "l'activer", "le désactiver",
+     "la désactiver", "l'utiliser"),
+    ("et", "et pour", "et si", "alors"),
 )
 
 _JA = Language(
@@ -123,6 +132,8 @@ _JA = Language(
         "文書片から推論できるだけの内容は、文頭に「（推論）」と書いて答えてもかまいません。",
     ),
     negations=("ない", "ません", "ず", "不", "無"),
+    pointers=("それ", "これ", "あれ", "その", "この", "同じ"),
+    openers=("じゃあ", "では", "それで", "あと"),
 )
 
 LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (_EN, _ZH, _FR, _JA)}

@@ -36,7 +36,8 @@ from .registry import ModelSet
 from .result import Answer, Timings
 from .retrieve import Hit, Query, check_mode, retrieve
 from .rewrite import (
-    accept_query, accept_terms, parse_numbered, query_messages, sentences_messages, translation_messages,
+    accept_query, accept_standalone, accept_terms, followup_messages, is_followup, parse_numbered, query_messages,
+    sentences_messages, translation_messages,
 )
 from .support import SupportChecker, Unit, answer_sentences
 from .text import segments
@@ -58,6 +59,18 @@ class AskOptions:
     gate: bool = True  # refuse before generating when the documents lack what the question is about
     style: PromptStyle = field(default=DEFAULT_STYLE)
     trim: int = 3  # sentences each passage keeps in the prompt (with the code they introduce); 0: whole passages
+
+
+class Search(NamedTuple):
+    """What retrieval found, and the rewrites it searched with besides the question."""
+
+    hits: list[Hit]
+    rewritten: str | None = None  # the question in the documents' language (or the lesson's search terms)
+    standalone: str | None = None  # a follow-up question rewritten to stand without the conversation
+
+    @property
+    def searched_for(self) -> str | None:
+        return self.rewritten or self.standalone
 
 
 class Retrieved(NamedTuple):
@@ -136,18 +149,21 @@ class Pipeline:
             return accept_terms(self._complete(query_messages(question), 48), question)
         return accept_query(self._complete(translation_messages(question, answer_language(target).code), 64), question, target)
 
-    def search(self, question: str, options: AskOptions = AskOptions()) -> tuple[list[Hit], str | None]:
-        """The top-k hits for a question, and the rewrite that was searched alongside it (if any)."""
+    def search(self, question: str, options: AskOptions = AskOptions(), earlier: Sequence[tuple[str, str]] = ()) -> Search:
+        """The top-k hits for a question (after its earlier turns, if it continues a conversation)."""
         question, _ = clean_question(question)
-        return self._search(question, check_options(options))
+        return self._search(question, check_options(options), earlier)
 
-    def _search(self, question: str, options: AskOptions) -> tuple[list[Hit], str | None]:
+    def _search(self, question: str, options: AskOptions, earlier: Sequence[tuple[str, str]] = ()) -> Search:
         index = self.collection.index
-        rewritten = self.rewrite(question, index.primary_language, options.rewrite)
-        queries = search_queries(question, rewritten, detect_language(question), index.primary_language,
-                                 index.languages)
+        standalone = None
+        if earlier and options.rewrite != "never" and is_followup(question):
+            standalone = accept_standalone(self._complete(followup_messages(earlier, question), 64), question)
+        rewritten = self.rewrite(standalone or question, index.primary_language, options.rewrite)
+        queries = search_queries([question] + ([standalone] if standalone else []), rewritten,
+                                 detect_language(question), index.primary_language, index.languages)
         hits = retrieve(index, self.models.embedder, queries, k=options.k, mode=options.mode, version=options.version)
-        return hits, rewritten
+        return Search(hits, rewritten, standalone)
 
     # -- ask ---------------------------------------------------------------------------------------
     def ask(self, question: str, options: AskOptions = AskOptions(), *, cancel: threading.Event | None = None) -> Answer:
@@ -158,28 +174,35 @@ class Pipeline:
         return answer
 
     def ask_stream(
-        self, question: str, options: AskOptions = AskOptions(), *, cancel: threading.Event | None = None
+        self, question: str, options: AskOptions = AskOptions(), *, cancel: threading.Event | None = None,
+        earlier: Sequence[tuple[str, str]] = (),
     ) -> Iterator[Event]:
-        """Retrieve, preview, gate, prompt, generate (streamed), then check; yields Retrieved, Preview, Token…, Done."""
+        """Retrieve, preview, gate, prompt, generate (streamed), then check; yields Retrieved, Preview, Token…, Done.
+
+        ``earlier`` holds the conversation's previous turns (question, answer): a
+        follow-up question is rewritten to stand alone before retrieval.
+        """
         started = time.perf_counter()
         question, notes = clean_question(question)
         check_options(options)
         lang = answer_language(detect_language(question)).code if options.language == "auto" else options.language
-        hits, rewritten = self._search(question, options)
+        found = self._search(question, options, earlier)
+        hits, rewritten = found.hits, found.rewritten
         timings = Timings(retrieve_ms=(time.perf_counter() - started) * 1000)
         yield Retrieved(hits)
 
+        asked = found.standalone or question  # what the model is asked: the passages alone explain no "it"
         checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits])
-        ranked = checker.rank_units([question, rewritten or ""])
+        ranked = checker.rank_units([asked, rewritten or ""])
         preview = extractive(ranked, lang)
         if preview:
             timings.first_content_ms = (time.perf_counter() - started) * 1000
             yield Preview(preview)
 
         index = self.collection.index
-        answer = Answer(question, lang, self.models.llm_label, [], hits, searched_for=rewritten or question,
+        answer = Answer(question, lang, self.models.llm_label, [], hits, searched_for=found.searched_for or question,
                         notes=notes + self.collection.notes, timings=timings)
-        verdict_gate = gate(question, [h.chunk.text for h in hits], index, rewritten=rewritten,
+        verdict_gate = gate(asked, [h.chunk.text for h in hits], index, rewritten=rewritten,
                             same_language=detect_language(question) == index.primary_language)
         if options.gate and not verdict_gate.covered:
             choice = not_found(lang)
@@ -190,10 +213,10 @@ class Pipeline:
             return
 
         style = options.style._replace(strict=options.strict)
-        passages, trim_notes = self.fit(question, prompt_passages(hits, ranked, options.trim), lang, options, style)
+        passages, trim_notes = self.fit(asked, prompt_passages(hits, ranked, options.trim), lang, options, style)
         answer.notes += trim_notes
         answer.retrieved = hits[: len(passages)]
-        answer.prompt = build_messages(question, passages, lang=lang, style=style)
+        answer.prompt = build_messages(asked, passages, lang=lang, style=style)
         timings.prompt_tokens = self.models.llm.count_tokens("".join(m["content"] for m in answer.prompt))
         generation = Generation(self.models.llm, answer.prompt, max_tokens=options.max_tokens,
                                 cancel=cancel or threading.Event())
@@ -256,19 +279,21 @@ class Pipeline:
         return kept, notes
 
 
-def search_queries(question: str, rewritten: str | None, asked: str, primary: str, pages: Counter) -> list[Query]:
-    """What retrieval searches for: the question, and its rewrite when there is one.
+def search_queries(asked_texts: Sequence[str], rewritten: str | None, asked: str, primary: str,
+                   pages: Counter) -> list[Query]:
+    """What retrieval searches for: the question as asked (and stand-alone), and its rewrite when there is one.
 
-    A question in another language than the documents' goes to BM25 alone; it
-    counts fully where pages in its language exist, and half otherwise (then
-    it matches only through its identifiers).
+    Text in another language than the documents' goes to BM25 alone; it counts
+    fully where pages in its language exist, and half otherwise (then it
+    matches only through its identifiers).
 
-    >>> search_queries("重定向?", "Redirects?", "zh", "en", Counter({"en": 9}))
+    >>> search_queries(["重定向?"], "Redirects?", "zh", "en", Counter({"en": 9}))
     [Query(text='Redirects?', dense=True, lexical=True, weight=1.0), Query(text='重定向?', dense=False, lexical=True, weight=0.5)]
     """
     if rewritten is None or asked == primary:
-        return [Query(question)] + ([Query(rewritten)] if rewritten else [])
-    return [Query(rewritten), Query(question, dense=False, weight=1.0 if pages.get(asked) else 0.5)]
+        return [Query(t) for t in asked_texts] + ([Query(rewritten)] if rewritten else [])
+    weight = 1.0 if pages.get(asked) else 0.5
+    return [Query(rewritten)] + [Query(t, dense=False, weight=weight) for t in asked_texts]
 
 
 def prompt_passages(hits: Sequence[Hit], ranked: Sequence[tuple[Unit, float]], trim: int) -> list[tuple[str, str]]:

@@ -4,7 +4,6 @@
 result becomes a dict: the CLI, the history and the evaluation all use them;
 the desktop keeps the typed objects.
 
->>> from repobot.engine.chunk import Chunk
 >>> hit = Hit(1, 0, Chunk("a.md", "A", 3, 9, "text"), 0.5)
 >>> hit_json(hit)
 {'id': 1, 'source': 'a.md', 'lines': [3, 9], 'heading': 'A', 'score': 0.5}
@@ -15,6 +14,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from .check import FormCheck
+from .chunk import Chunk
 from .retrieve import Hit
 from .support import Support
 from .text import citations
@@ -60,9 +60,9 @@ class Answer:
         return answer_json(self)
 
 
-def hit_json(hit: Hit, *, text: bool = False, id_key: str = "id") -> dict:
+def hit_json(hit: Hit, *, text: bool = False, id_key: str = "id", exact: bool = False) -> dict:
     out = {id_key: hit.rank, "source": hit.chunk.source, "lines": [hit.chunk.start, hit.chunk.end],
-           "heading": hit.chunk.heading, "score": round(hit.score, 5)}
+           "heading": hit.chunk.heading, "score": hit.score if exact else round(hit.score, 5)}
     return out | {"text": hit.chunk.text} if text else out
 
 
@@ -74,18 +74,19 @@ def support_json(s: Support) -> dict:
     }
 
 
-def answer_json(a: Answer) -> dict:
+def answer_json(a: Answer, *, full: bool = False) -> dict:
+    """The answer as JSON; ``full`` (for the history) adds each passage's text and keeps numbers unrounded."""
     return {
         "question": a.question,
         "language": a.language,
         "model": a.model,
         "prompt": a.prompt,
-        "retrieved": [hit_json(h) for h in a.retrieved],
+        "retrieved": [hit_json(h, text=full, exact=full) for h in a.retrieved],
         "searched_for": a.searched_for,
         "answer": a.model_answer,
         "check": a.check._asdict(),
         "sources": [{"id": h.rank, "source": h.chunk.source, "lines": [h.chunk.start, h.chunk.end]} for h in a.sources],
-        "timings": {k: (round(v, 1) if isinstance(v, float) else v) for k, v in asdict(a.timings).items()},
+        "timings": {k: (round(v, 1) if isinstance(v, float) and not full else v) for k, v in asdict(a.timings).items()},
         "sentences": [support_json(s) for s in a.sentences],
         "final_sentences": [support_json(s) for s in a.final_sentences],
         "verdict": a.verdict,
@@ -96,3 +97,27 @@ def answer_json(a: Answer) -> dict:
         "stop_reason": a.stop_reason,
         "conversation": a.conversation,
     }
+
+
+def support_from_json(d: dict) -> Support:
+    return Support(d["text"], list(d["cited"]), d["status"], {int(k): v for k, v in d["support"].items()},
+                   d["suggested"], d["reason"], d.get("code", False), d.get("cited_by"), d.get("checked_as"))
+
+
+def answer_from_json(d: dict) -> Answer:
+    """The answer ``answer_json(…, full=True)`` describes, as it was checked and shown
+    (the chunk's place in an index that has moved on since is not kept: ``chunk_id`` is -1).
+
+    >>> a = Answer("Q?", "en", "m", [], [Hit(1, 0, Chunk("a.md", "A", 3, 9, "text"), 0.5)], final_answer="x [1].")
+    >>> back = answer_from_json(answer_json(a, full=True))
+    >>> back.sources[0].chunk == a.sources[0].chunk, back.final_answer
+    (True, 'x [1].')
+    """
+    hits = [Hit(h["id"], -1, Chunk(h["source"], h["heading"], h["lines"][0], h["lines"][1], h.get("text", "")), h["score"])
+            for h in d["retrieved"]]
+    return Answer(
+        d["question"], d["language"], d["model"], d["prompt"], hits, d.get("searched_for", ""), d["model_answer"],
+        FormCheck(**d["check"]), [support_from_json(s) for s in d["sentences"]],
+        [support_from_json(s) for s in d["final_sentences"]], d["verdict"], d["final_answer"], d["missing_terms"],
+        d["notes"], d["stop_reason"], Timings(**d["timings"]), d.get("conversation"),
+    )

@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from .languages import ESCAPE_PHRASES, detect_language, language
+from .languages import ESCAPE_PHRASES, answer_language, detect_language, language
+from .tokens import content_words
 
 # A worked example on another topic: the model sees the task done once, and a copy of it is easy to spot.
 _EXAMPLE_QUESTION = "pandas 能读取 parquet 文件吗？"
@@ -103,3 +104,44 @@ def parse_numbered(output: str, count: int) -> list[str | None]:
         if match and 1 <= int(match.group(1)) <= count and found[int(match.group(1)) - 1] is None:
             found[int(match.group(1)) - 1] = match.group(2).strip()
     return found
+
+
+def is_followup(question: str) -> bool:
+    """Whether a question leans on an earlier turn: it points back ("it", "它", "what about") or names nothing.
+
+    >>> is_followup("How do I turn it on for one request only?"), is_followup("那怎么关闭它？")
+    (True, True)
+    >>> is_followup("How do I set a timeout on a client?"), is_followup("And for the async client?")
+    (False, True)
+    """
+    lang = answer_language(detect_language(question))
+    lowered = question.lower().strip()
+    if lang.code in ("zh", "ja"):
+        points = any(word in question for word in lang.pointers)
+    else:
+        words = set(re.findall(r"[\w'’-]+", lowered))
+        points = any(w in words for w in lang.pointers)
+    opens = any(re.match(rf"{re.escape(o)}\b" if o.isascii() else re.escape(o), lowered) for o in lang.openers)
+    return points or opens or not content_words(question)
+
+
+def followup_messages(earlier: Sequence[tuple[str, str]], question: str) -> list[dict[str, str]]:
+    """Messages asking for the question rewritten to stand alone, given the earlier turns (question, answer)."""
+    name = answer_language(detect_language(question)).name
+    system = (
+        "Rewrite the user's last question so that it can be understood without the conversation: replace words "
+        f"like 'it' or 'that' with what they refer to. Keep code and names exactly. Write it in {name}. "
+        "Reply with the rewritten question only; never answer it."
+    )
+    shown = "\n".join(f"Q: {q.strip()}\nA: {a.strip()[:300]}" for q, a in earlier[-2:])
+    return [{"role": "system", "content": system},
+            {"role": "user", "content": f"Conversation:\n{shown}\n\nLast question: {question.strip()}"}]
+
+
+def accept_standalone(output: str, question: str) -> str | None:
+    """The standalone question if it is one (in the question's language, not an answer), else None.
+
+    >>> accept_standalone("How do I turn on follow_redirects for one request only?", "How do I turn it on for one request?")
+    'How do I turn on follow_redirects for one request only?'
+    """
+    return accept_query(output, question, detect_language(question)) or None

@@ -135,9 +135,10 @@ class ChatPanel(QWidget):
         self.banner.setVisible(bool(message))
 
     # -- the conversation -------------------------------------------------------------------------------
-    def show_turns(self, answers) -> None:
-        """Render the finished turns (once), and nothing pending."""
-        self.history_html = "".join(answer_html(i, a, language(a.language).missing_label) for i, a in enumerate(answers))
+    def show_turns(self, turns) -> None:
+        """Render the finished turns (answer, ids of sources changed since), and nothing pending."""
+        self.history_html = "".join(answer_html(i, a, language(a.language).missing_label, changed)
+                                    for i, (a, changed) in enumerate(turns))
         self.pending = None
         self.conversation.setHtml(self.history_html)
         self._to_end()

@@ -105,7 +105,7 @@ def test_clicking_a_citation_opens_the_file_scrolled_to_the_cited_lines(window, 
     qtbot.waitUntil(lambda: win.viewer.view.verticalScrollBar().value() > 0, timeout=3000)
     assert win.open_source(1)
     assert win.open_link("sent:0:final:0")
-    assert "supported" in win.controller.link_reason("sent:0:final:0")
+    assert "supported" in win.controller.conversation.reason("sent:0:final:0")
     assert not win.open_link("cite:0:9") and "does not exist" in win.chat.banner.text()
 
 

@@ -28,7 +28,7 @@ def httpx_pipe(httpx_docs, models):
 
 @pytest.mark.parametrize("mode", ["hybrid", "bm25", "dense"])
 def test_redirect_question_retrieves_the_redirect_pages(httpx_pipe, mode):
-    hits, _ = httpx_pipe.search(REDIRECTS, AskOptions(mode=mode))
+    hits = httpx_pipe.search(REDIRECTS, AskOptions(mode=mode)).hits
     assert len(hits) == 5
     assert {"compatibility.md", "quickstart.md"} & {h.chunk.source for h in hits}
 
@@ -58,17 +58,17 @@ def test_lesson_retries_names_the_transports_retries_option_cited(httpx_pipe):
 
 
 def test_an_uncited_supported_sentence_is_attributed(httpx_pipe, models):
-    hits, _ = httpx_pipe.search(REDIRECTS)
+    hits = httpx_pipe.search(REDIRECTS).hits
     checker = SupportChecker(models.embedder, [h.chunk.text for h in hits])
     [s] = checker.check_answer("Unlike requests, HTTPX does not follow redirects by default.")
     assert s.status == "uncited" and hits[s.suggested - 1].chunk.source in ("compatibility.md", "quickstart.md")
 
 
 def test_a_garbage_rewrite_still_retrieves_what_the_original_finds(httpx_pipe):
-    original, _ = httpx_pipe.search(LESSON_REDIRECTS, AskOptions(rewrite="never"))
+    original = httpx_pipe.search(LESSON_REDIRECTS, AskOptions(rewrite="never")).hits
     assert httpx_pipe.rewrite("httpx 支持 HTTP/3 吗？", "en") in (None, "Does HTTPX support HTTP/3?", "Does httpx support HTTP/3?",
                                                                   "Does HTTPx support HTTP/3?")
-    fused, _ = httpx_pipe.search(LESSON_REDIRECTS)
+    fused = httpx_pipe.search(LESSON_REDIRECTS).hits
     assert {h.chunk_id for h in original} & {h.chunk_id for h in fused}
 
 
@@ -115,7 +115,7 @@ def test_http3_in_english_is_refused_without_generating(httpx_pipe):
 
 
 def test_real_support_check_on_the_lessons_redirect_answer(httpx_pipe, models):
-    hits, _ = httpx_pipe.search(REDIRECTS)
+    hits = httpx_pipe.search(REDIRECTS).hits
     passages = [h.chunk.text for h in hits]
     compat = next(h.rank for h in hits if h.chunk.source == "compatibility.md" and "Redirects" in h.chunk.heading)
     other = next(h.rank for h in hits if h.rank != compat and "follow_redirects" not in h.chunk.text)

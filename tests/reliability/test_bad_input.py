@@ -30,7 +30,7 @@ def test_huge_file_long_line_and_empty_file(tmp_path, fake_embedder):
     pipe = Pipeline(tmp_path, models=fake_models())
     pipe.build_index()
     assert set(pipe.index.files) == {"empty.md", "ok.md", "oneline.md"}
-    assert pipe.search("redirects")[0][0].chunk.source == "ok.md"
+    assert pipe.search("redirects").hits[0].chunk.source == "ok.md"
 
 
 def test_folder_that_disappears_while_indexing_keeps_the_previous_index(tmp_path, fake_embedder):

@@ -89,8 +89,8 @@ def test_context_too_small_for_the_rules_is_a_clear_error(docs):
 
 def test_forced_query_rewriting_asks_the_model_and_searches_both_queries(docs):
     models = fake_models("timeout disable None")
-    hits, rewritten = Pipeline(docs, models=models).search("How can I stop waiting forever?",
-                                                          AskOptions(rewrite="always", mode="bm25"))
+    hits, rewritten, _ = Pipeline(docs, models=models).search("How can I stop waiting forever?",
+                                                             AskOptions(rewrite="always", mode="bm25"))
     assert "Rewrite the user's question" in models.llm.calls[0][0]["content"]
     assert rewritten == "timeout disable None"
     assert hits and hits[0].chunk.source == "timeouts.md"
@@ -98,16 +98,16 @@ def test_forced_query_rewriting_asks_the_model_and_searches_both_queries(docs):
 
 def test_a_question_in_another_language_is_translated_and_fused(docs):
     models = fake_models("What is the default timeout?")
-    hits, rewritten = Pipeline(docs, models=models).search("Quel est le délai par défaut ?", AskOptions(mode="bm25"))
+    hits, rewritten, _ = Pipeline(docs, models=models).search("Quel est le délai par défaut ?", AskOptions(mode="bm25"))
     assert "into English" in models.llm.calls[0][0]["content"]
     assert rewritten == "What is the default timeout?"
     assert hits[0].chunk.source == "timeouts.md"
 
 
 def test_a_failed_rewrite_still_retrieves_what_the_original_finds(docs):
-    original = Pipeline(docs, models=fake_models("x")).search("timeout=None 怎么用？", AskOptions(rewrite="never"))[0]
+    original = Pipeline(docs, models=fake_models("x")).search("timeout=None 怎么用？", AskOptions(rewrite="never")).hits
     for garbage in ("", "Yes, it is supported.", "是的"):
-        hits, rewritten = Pipeline(docs, models=fake_models(garbage)).search("timeout=None 怎么用？")
+        hits, rewritten, _ = Pipeline(docs, models=fake_models(garbage)).search("timeout=None 怎么用？")
         assert rewritten is None
         assert [h.chunk_id for h in hits] == [h.chunk_id for h in original]
 

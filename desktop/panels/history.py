@@ -1,0 +1,74 @@
+"""The conversations panel: the active collection's saved conversations; reopen, rename, delete, search, export."""
+
+from __future__ import annotations
+
+import time
+
+from ..qt import (
+    QFileDialog, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout,
+    QWidget, Qt, Signal,
+)
+
+ROLE = Qt.ItemDataRole.UserRole
+
+
+class HistoryPanel(QWidget):
+    open_requested = Signal(int)
+    new_requested = Signal()
+    rename_requested = Signal(int, str)
+    delete_requested = Signal(int)
+    export_requested = Signal(int, str)  # id, file to write
+    search_changed = Signal(str)
+
+    def __init__(self):
+        super().__init__()
+        self.search_box = QLineEdit(placeholderText="Search conversations…")
+        self.search_box.textChanged.connect(self.search_changed)
+        self.list = QListWidget()
+        self.list.itemClicked.connect(lambda item: self.open_requested.emit(item.data(ROLE)))
+        buttons = QHBoxLayout()
+        for text, slot in (("New", self.new_requested.emit), ("Rename", self._rename), ("Delete", self._delete),
+                           ("Export…", self._export)):
+            button = QPushButton(text)
+            button.clicked.connect(slot)
+            buttons.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<b>Conversations</b>"))
+        layout.addWidget(self.search_box)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(buttons)
+
+    def show_conversations(self, conversations, current: int | None) -> None:
+        self.list.clear()
+        for c in conversations:
+            when = time.strftime("%d %b %H:%M", time.localtime(c.updated))
+            item = QListWidgetItem(f"{c.title}\n{c.turns} question(s) · {when}")
+            item.setData(ROLE, c.id)
+            item.setToolTip(c.title)
+            self.list.addItem(item)
+            if c.id == current:
+                self.list.setCurrentItem(item)
+
+    def selected(self) -> int | None:
+        item = self.list.currentItem()
+        return item.data(ROLE) if item else None
+
+    def _rename(self) -> None:
+        current = self.selected()
+        if current is None:
+            return
+        title, ok = QInputDialog.getText(self, "Rename conversation", "Title:", text=self.list.currentItem().toolTip())
+        if ok and title.strip():
+            self.rename_requested.emit(current, title)
+
+    def _delete(self) -> None:
+        if self.selected() is not None:
+            self.delete_requested.emit(self.selected())
+
+    def _export(self) -> None:
+        current = self.selected()
+        if current is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export conversation as markdown", "conversation.md", "Markdown (*.md)")
+        if path:
+            self.export_requested.emit(current, path)

@@ -1,0 +1,156 @@
+"""History: each collection's conversations, saved in SQLite in its data folder.
+
+A turn keeps what was asked and shown: the question, the passages retrieved
+(source, lines, heading, text), the checked answer with every sentence's
+status, the verdict, the model and the timings, as the one JSON form of
+``engine/result.py``. SQLite commits are atomic; a file that is not a sound
+database is set aside (``history.damaged-<time>.sqlite3``) with a one-line
+note, and a new one is started.
+
+>>> import tempfile; from pathlib import Path
+>>> h = History(Path(tempfile.mkdtemp()) / "history.sqlite3")
+>>> c = h.new("Redirects"); h.rename(c, "Redirects in httpx"); [(x.title, x.turns) for x in h.conversations()]
+[('Redirects in httpx', 0)]
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+from .errors import RepoBotError
+from .result import Answer, answer_from_json, answer_json
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS conversations (
+    id INTEGER PRIMARY KEY, title TEXT NOT NULL, created REAL NOT NULL, updated REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS turns (
+    id INTEGER PRIMARY KEY,
+    conversation INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL, question TEXT NOT NULL, answer TEXT NOT NULL, data TEXT NOT NULL, created REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS turns_by_conversation ON turns(conversation, position);
+"""
+TITLE_CHARS = 80
+
+
+class ConversationInfo(NamedTuple):
+    id: int
+    title: str
+    created: float
+    updated: float
+    turns: int
+
+
+class History:
+    """The conversations of one collection. Every change is one transaction."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.note = ""  # set when a damaged file was set aside
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError as err:
+            aside = self.path.with_name(f"history.damaged-{time.strftime('%Y%m%d-%H%M%S')}.sqlite3")
+            self.path.replace(aside)
+            self.note = f"The conversation history was damaged ({err}); it was set aside as {aside.name} and a new one started."
+            self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                raise sqlite3.DatabaseError("integrity check failed")
+            db.execute("PRAGMA foreign_keys = ON")
+            db.executescript(SCHEMA)
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _write(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
+        try:
+            with self._db:
+                self._db.execute("BEGIN")
+                return self._db.execute(sql, args)
+        except sqlite3.Error as err:
+            raise RepoBotError(f"The conversation could not be saved ({err}); check that {self.path.parent} is writable.") from err
+
+    # -- conversations -------------------------------------------------------------------------
+    def new(self, title: str) -> int:
+        now = time.time()
+        return self._write("INSERT INTO conversations(title, created, updated) VALUES (?, ?, ?)",
+                           (title.strip()[:TITLE_CHARS] or "Conversation", now, now)).lastrowid
+
+    def rename(self, conversation: int, title: str) -> None:
+        self._need(conversation)
+        self._write("UPDATE conversations SET title = ? WHERE id = ?", (title.strip()[:TITLE_CHARS] or "Conversation", conversation))
+
+    def delete(self, conversation: int) -> None:
+        self._need(conversation)
+        self._write("DELETE FROM conversations WHERE id = ?", (conversation,))
+
+    def conversations(self, search: str = "") -> list[ConversationInfo]:
+        """Newest first; ``search`` keeps those whose title, questions or answers contain it (any case)."""
+        pattern = f"%{search.strip().lower()}%"
+        rows = self._db.execute(
+            """SELECT c.id, c.title, c.created, c.updated, COUNT(t.id) FROM conversations c
+               LEFT JOIN turns t ON t.conversation = c.id
+               WHERE ? = '%%' OR lower(c.title) LIKE ? OR c.id IN (
+                   SELECT conversation FROM turns WHERE lower(question) LIKE ? OR lower(answer) LIKE ?)
+               GROUP BY c.id ORDER BY c.updated DESC, c.id DESC""",
+            (pattern, pattern, pattern, pattern),
+        )
+        return [ConversationInfo(*row) for row in rows]
+
+    def _need(self, conversation: int) -> None:
+        if self._db.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation,)).fetchone() is None:
+            known = ", ".join(str(c.id) for c in self.conversations()[:10]) or "none yet"
+            raise RepoBotError(f"No conversation {conversation} in this collection; known ids: {known}. "
+                               "See `repobot history`.")
+
+    # -- turns -----------------------------------------------------------------------------------
+    def add(self, conversation: int, answer: Answer) -> None:
+        """Save one answered question at the end of a conversation."""
+        self._need(conversation)
+        data = json.dumps(answer_json(answer, full=True), ensure_ascii=False)
+        position = self._db.execute("SELECT COUNT(*) FROM turns WHERE conversation = ?", (conversation,)).fetchone()[0]
+        now = time.time()
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.execute(
+                "INSERT INTO turns(conversation, position, question, answer, data, created) VALUES (?, ?, ?, ?, ?, ?)",
+                (conversation, position, answer.question, answer.final_answer, data, now))
+            self._db.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation))
+
+    def record(self, conversation: int | None, answer: Answer) -> int:
+        """Save an answer in ``conversation``, or in a new one titled by its question; returns the id."""
+        if conversation is None:
+            conversation = self.new(answer.question.splitlines()[0])
+        answer.conversation = conversation
+        self.add(conversation, answer)
+        return conversation
+
+    def context(self, conversation: int) -> list[tuple[str, str]]:
+        """The earlier turns as (question, shown answer), for rewriting a follow-up question."""
+        rows = self._db.execute("SELECT question, answer FROM turns WHERE conversation = ? ORDER BY position",
+                                (conversation,))
+        return [tuple(row) for row in rows]
+
+    def turns(self, conversation: int) -> list[Answer]:
+        """The conversation's answers, in order, exactly as they were checked and shown."""
+        self._need(conversation)
+        rows = self._db.execute("SELECT data FROM turns WHERE conversation = ? ORDER BY position", (conversation,))
+        return [answer_from_json(json.loads(data)) for (data,) in rows]
+
+    def title(self, conversation: int) -> str:
+        self._need(conversation)
+        return self._db.execute("SELECT title FROM conversations WHERE id = ?", (conversation,)).fetchone()[0]

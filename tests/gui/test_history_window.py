@@ -1,0 +1,86 @@
+"""Conversations in the window: they survive closing it, reopen exactly as checked, and a damaged file is set aside."""
+
+import pytest
+
+from repobot.desktop.settings import SettingsStore
+from repobot.desktop.tasks import Busy
+from repobot.desktop.window import MainWindow
+from repobot.engine.store import store_dir
+from tests.conftest import FakeLLM, register_fake_llm
+
+ANSWER = "HTTPX does not follow redirects by default."
+
+
+@pytest.fixture
+def open_window(qtbot, docs, tmp_path_factory):
+    settings = tmp_path_factory.mktemp("settings") / "settings.json"
+    model = register_fake_llm(FakeLLM(ANSWER))
+    made = []
+
+    def make():
+        win = MainWindow(corpus=str(docs), store=SettingsStore(settings), embedder="fake", model=model)
+        qtbot.addWidget(win)
+        win.show()
+        c = win.controller
+        qtbot.waitUntil(lambda: c.models_ok and c.busy is Busy.IDLE and c.active in c.indexed_reports, timeout=20000)
+        made.append(win)
+        return win
+
+    yield make
+    for win in made:
+        win.close()
+
+
+def ask(qtbot, win, question):
+    c = win.controller
+    before = len(c.turns)
+    assert win.ask(question)
+    qtbot.waitUntil(lambda: len(c.turns) > before and c.busy is Busy.IDLE, timeout=20000)
+
+
+def test_a_conversation_survives_closing_and_reopening_the_window(open_window, qtbot):
+    win = open_window()
+    ask(qtbot, win, "Does HTTPX follow redirects by default?")
+    ask(qtbot, win, "And how do I enable it?")
+    first = win.controller.conversation.id
+    assert win.history.list.count() == 1 and "2 question(s)" in win.history.list.item(0).text()
+    shown = win.chat.conversation.toPlainText()
+    win.close()
+
+    again = open_window()
+    assert again.controller.turns == []  # a new window starts a new conversation …
+    assert again.history.list.count() == 1  # … and lists the saved one
+    assert again.controller.conversation.open(first)
+    assert [t.answer.question for t in again.controller.turns] == [
+        "Does HTTPX follow redirects by default?", "And how do I enable it?"]
+    assert again.chat.conversation.toPlainText() == shown  # exactly as checked then
+    assert again.open_link("cite:0:1") and again.viewer.title.text().startswith("<b>guide/redirects.md</b>")
+    ask(qtbot, again, "Does HTTPX follow redirects by default?")  # continues the reopened conversation
+    assert again.controller.conversation.id == first and "3 question(s)" in again.history.list.item(0).text()
+
+
+def test_rename_search_delete_and_a_changed_source(open_window, qtbot, docs):
+    win = open_window()
+    ask(qtbot, win, "Does HTTPX follow redirects by default?")
+    c = win.controller.conversation
+    c.rename(c.id, "Redirects")
+    assert win.history.list.item(0).text().startswith("Redirects")
+    c.list("timeout")
+    assert win.history.list.count() == 0
+    c.list("")
+    (docs / "guide" / "redirects.md").write_text("# Redirects\n\nRewritten since.\n", encoding="utf-8")
+    c.open(c.id)
+    assert "changed since this answer" in win.chat.conversation.toPlainText()
+    assert win.open_source(1) and "changed since this answer" in win.viewer.title.text()
+    c.delete(c.id)
+    assert win.history.list.count() == 0 and win.controller.turns == []
+
+
+def test_a_damaged_history_is_set_aside_and_the_window_still_opens(open_window, docs):
+    path = store_dir(docs.resolve()) / "history.sqlite3"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"\x00garbage" * 1000)
+    win = open_window()
+    assert "set aside" in win.chat.banner.text()
+    assert win.history.list.count() == 0
+    assert list(path.parent.glob("history.damaged-*.sqlite3"))

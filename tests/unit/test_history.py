@@ -1,0 +1,87 @@
+"""Saved conversations: SQLite round trip, search, a damaged file set aside, export, follow-up rewriting, the CLI."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from repobot.engine.errors import RepoBotError
+from repobot.engine.export import conversation_markdown
+from repobot.engine.history import History
+from repobot.engine.pipeline import AskOptions, Pipeline
+from repobot.engine.store import store_dir
+from tests.conftest import FakeLLM, fake_models
+
+
+@pytest.fixture
+def answered(docs):
+    pipe = Pipeline(docs, models=fake_models("HTTPX does not follow redirects by default."))
+    return pipe, pipe.ask("Does HTTPX follow redirects by default?", AskOptions(k=3))
+
+
+def test_a_turn_is_saved_and_read_back_exactly_as_shown(tmp_path, answered):
+    _, answer = answered
+    history = History(tmp_path / "history.sqlite3")
+    conversation = history.record(None, answer)
+    again = History(tmp_path / "history.sqlite3").turns(conversation)[0]  # a new connection: it is on disk
+    assert again.final_answer == answer.final_answer and again.verdict == "verified"
+    assert [s.cited_by for s in again.final_sentences] == ["checker"]
+    assert [(h.chunk.source, h.chunk.start, h.chunk.end, h.chunk.text) for h in again.retrieved] == [
+        (h.chunk.source, h.chunk.start, h.chunk.end, h.chunk.text) for h in answer.retrieved]
+    assert again.sources and again.conversation == conversation
+    assert history.conversations("REDIRECTS")[0].turns == 1 and history.conversations("proxies") == []
+
+
+def test_a_damaged_history_is_set_aside_with_a_note(tmp_path):
+    path = tmp_path / "history.sqlite3"
+    path.write_bytes(b"this is not a database" * 100)
+    history = History(path)
+    assert "set aside" in history.note and history.conversations() == []
+    assert [p.name for p in tmp_path.glob("history.damaged-*.sqlite3")]
+
+
+def test_unknown_conversations_are_a_clear_error(tmp_path):
+    history = History(tmp_path / "h.sqlite3")
+    with pytest.raises(RepoBotError, match="No conversation 7 .* known ids: none yet"):
+        history.turns(7)
+
+
+def test_export_has_sources_with_lines_and_each_sentence_status(tmp_path, answered):
+    _, answer = answered
+    history = History(tmp_path / "history.sqlite3")
+    conversation = history.record(None, answer)
+    text = conversation_markdown(history.turns(conversation), title=history.title(conversation))
+    source = answer.sources[0]
+    assert text.startswith("# Does HTTPX follow redirects by default?")
+    assert f"[{source.rank}] {source.chunk.source}:{source.chunk.start}-{source.chunk.end}" in text
+    assert "✓ supported (citation added by RepoBot): HTTPX does not follow redirects by default" in text
+    assert "*Verdict: verified.*" in text
+
+
+def test_a_follow_up_is_rewritten_to_stand_alone_and_fused(docs):
+    llm = FakeLLM("How do I enable follow_redirects for one request?")
+    pipe = Pipeline(docs, models=fake_models(llm=llm))
+    earlier = [("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].")]
+    found = pipe.search("How do I turn it on for one request only?", AskOptions(mode="bm25"), earlier)
+    assert "without the conversation" in llm.calls[0][0]["content"] and "Does HTTPX follow redirects" in llm.calls[0][1]["content"]
+    assert found.standalone == "How do I enable follow_redirects for one request?"
+    assert found.searched_for == found.standalone
+    assert found.hits[0].chunk.source == "guide/redirects.md"
+    alone = pipe.search("How do I set the timeout?", AskOptions(mode="bm25"), earlier)
+    assert alone.standalone is None  # a question that stands on its own is not rewritten
+
+
+def test_history_cli_lists_and_exports(tmp_path, answered, monkeypatch):
+    pipe, answer = answered
+    history = pipe.collection.history
+    conversation = history.record(None, answer)
+    run = lambda *args: subprocess.run([sys.executable, "-m", "repobot", "history", "--corpus", str(pipe.corpus), *args],
+                                       capture_output=True, text=True, timeout=120)
+    listed = json.loads(run("--json").stdout)
+    assert listed[0]["id"] == conversation and listed[0]["turns"] == 1
+    exported = run("--export", str(conversation))
+    assert exported.returncode == 0 and "*Verdict: verified.*" in exported.stdout
+    missing = run("--export", "999")
+    assert missing.returncode == 2 and "No conversation 999" in missing.stderr and "Traceback" not in missing.stderr
+    assert store_dir(pipe.corpus.resolve()).joinpath("history.sqlite3").is_file()
