@@ -1,74 +1,167 @@
-"""Generation overhead: RepoBot's streamed answer against a bare llama-cpp-python call on the same prompt.
+"""Answer speed on the httpx docs with the default model, side by side with bare llama-cpp-python on the same prompts.
 
-    python benchmarks/generate.py --json
+    python benchmarks/generate.py [--json] [--questions 12] [--levers]
 
-Time to first token for a first and a second question (the second reuses the
-cached system-prompt prefix), and tokens/s through RepoBot and bare.
+For each question, RepoBot answers it whole (retrieve, quotes, prompt, stream,
+check) and reports when the first useful text was ready (the quoted preview),
+when the model's first token came, and when the checked answer was done; p50
+and p95 over the questions. Then the same prompt is decoded twice more, once
+through RepoBot's streaming ``Generation`` and once by a bare
+``Llama.create_chat_completion`` stream, alternating which goes first; both
+count content deltas over the same span (first delta to last) and the ratio
+is the median of the per-question ratios. ``ttft_first_ms`` is the first
+question of a fresh model (nothing cached) and ``ttft_cached_ms`` the second
+(the system prompt and worked example are then cached).
+
+``--levers`` also measures what each speed lever buys on these questions:
+passages trimmed for the prompt or whole, prompt-lookup speculative decoding,
+and llama.cpp's thread count and batch size.
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 import tempfile
 import time
+from pathlib import Path
 
-from common import machine, parse_args, show
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import machine, parse_args, percentile, show  # noqa: E402
+
+QUESTIONS = [
+    "Does httpx follow redirects by default?",
+    "What is the default timeout?",
+    "How do I disable SSL verification?",
+    "How do I use an HTTP proxy?",
+    "Does httpx have built-in retries?",
+    "How do I enable HTTP/2?",
+    "How do I stream a large download?",
+    "What is the equivalent of requests.Session?",
+    "How do I set a base URL on a client?",
+    "How can I mock responses in tests?",
+    "How do I limit the number of connections?",
+    "How do I add event hooks?",
+]
+
+
+def bare_stream(llama, messages, max_tokens: int) -> tuple[int, float]:
+    """Content deltas and seconds from the first to the last, through bare llama-cpp-python."""
+    count, first, last = 0, None, None
+    for part in llama.create_chat_completion(messages=list(messages), stream=True, max_tokens=max_tokens,
+                                             temperature=0.0, top_p=0.9, repeat_penalty=1.1):
+        if part["choices"][0]["delta"].get("content"):
+            now = time.perf_counter()
+            count, first, last = count + 1, first or now, now
+    return count, (last - first) if first else 0.0
+
+
+def repobot_stream(llm, messages, max_tokens: int) -> tuple[int, float]:
+    """The same count over the same span, through RepoBot's streaming Generation."""
+    from repobot.engine.generate import Generation
+
+    count, first, last = 0, None, None
+    for _ in Generation(llm, messages, max_tokens=max_tokens):
+        now = time.perf_counter()
+        count, first, last = count + 1, first or now, now
+    return count, (last - first) if first else 0.0
+
+
+def rate(count: int, span: float) -> float:
+    return (count - 1) / span if count > 1 and span > 0 else 0.0
+
+
+def measure_answers(pipe, questions, options) -> dict:
+    """RepoBot's own timings over whole answers."""
+    rows = []
+    for question in questions:
+        a = pipe.ask(question, options)
+        rows.append(a.timings)
+    first_token = [t.first_token_ms for t in rows if t.first_token_ms is not None]
+    content = [t.first_content_ms for t in rows if t.first_content_ms is not None]
+    total = [t.total_ms for t in rows]
+    prompt = [t.prompt_tokens for t in rows if t.prompt_tokens]
+
+    def p(values, q):
+        return round(percentile(values, q)) if values else None
+
+    return {
+        "first_content_ms_p50": p(content, 0.5), "first_content_ms_p95": p(content, 0.95),
+        "first_token_ms_p50": p(first_token, 0.5), "first_token_ms_p95": p(first_token, 0.95),
+        "total_ms_p50": p(total, 0.5), "total_ms_p95": p(total, 0.95),
+        "prompt_tokens_p50": p(prompt, 0.5),
+    }
 
 
 def main() -> int:
-    args = parse_args("httpx", __doc__, lambda p: p.add_argument("--tokens", type=int, default=128))
+    def extra(parser):
+        parser.add_argument("--questions", type=int, default=len(QUESTIONS))
+        parser.add_argument("--tokens", type=int, default=96)
+        parser.add_argument("--levers", action="store_true")
+
+    args = parse_args("httpx", __doc__, extra)
     os.environ.setdefault("REPOBOT_HOME", tempfile.mkdtemp(prefix="repobot-gen-"))
+    from repobot.engine.pipeline import AskOptions, Pipeline
 
-    from repobot.engine.generate import Generation
-    from repobot.engine.pipeline import Pipeline
-    from repobot.engine.prompt import build_messages
-
+    questions = QUESTIONS[: args.questions]
     pipe = Pipeline(args.corpus)
     pipe.build_index()
     llm = pipe.models.llm
+    options = AskOptions(gate=False)
 
-    def messages(question):
-        hits, _ = pipe.search(question)
-        return build_messages(question, [(h.chunk.source, h.chunk.text) for h in hits], lang="en")
+    firsts = [pipe.ask(q, options).timings.first_token_ms for q in questions[:2]]  # fresh model: nothing cached
+    result = {"machine": machine(), "model": llm.name, "questions": len(questions)}
+    result.update(measure_answers(pipe, questions, options))
+    result["ttft_first_ms"], result["ttft_cached_ms"] = (round(f) if f else None for f in firsts)
 
-    first = messages("Does httpx follow redirects by default?")
-    second = messages("What is the default timeout?")
-    runs = {}
-    for name, msgs in (("first", first), ("cached", second)):
-        gen = Generation(llm, msgs, max_tokens=args.tokens)
-        list(gen)
-        runs[name] = gen
-
-    # The same prompt again, through RepoBot and bare, alternating to share cache effects fairly.
-    repobot_tps, bare_tps = [], []
-    for _ in range(3):
-        gen = Generation(llm, second, max_tokens=args.tokens)
-        list(gen)
-        repobot_tps.append(gen.tokens_per_s)
-        stream = llm._llama.create_chat_completion(messages=list(second), stream=True, max_tokens=args.tokens,
-                                                   temperature=llm.temperature, top_p=0.9, repeat_penalty=1.1)
-        count, first_at = 0, None
-        for part in stream:
-            if part["choices"][0]["delta"].get("content"):
-                count += 1
-                if first_at is None:
-                    first_at = time.perf_counter()
-        elapsed = time.perf_counter() - first_at if first_at else 0
-        bare_tps.append((count - 1) / elapsed if elapsed > 0 else 0.0)
-
-    tps, bare = max(repobot_tps), max(bare_tps)
-    result = {
-        "machine": machine(),
-        "prompt_tokens": llm.count_tokens(first[0]["content"] + first[1]["content"]),
-        "ttft_first_ms": round(runs["first"].first_token_s * 1000),
-        "ttft_cached_ms": round(runs["cached"].first_token_s * 1000),
-        "tokens_per_s": round(tps, 1),
-        "bare_tokens_per_s": round(bare, 1),
-        "ratio": round(tps / bare, 3) if bare else None,
-    }
+    # decoding: the same prompts, RepoBot and bare, alternating which goes first
+    ratios, ours, bare, prompt_rates = [], [], [], []
+    for n, question in enumerate(questions):
+        messages = pipe.ask(question, options).prompt
+        runs = [("bare", lambda: bare_stream(llm._llama, messages, args.tokens)),
+                ("repobot", lambda: repobot_stream(llm, messages, args.tokens))]
+        got = dict((name, rate(*run())) for name, run in (runs if n % 2 else runs[::-1]))
+        if got["bare"] and got["repobot"]:
+            ours.append(got["repobot"])
+            bare.append(got["bare"])
+            ratios.append(got["repobot"] / got["bare"])
+        llm._llama.reset()  # prompt speed: the whole prompt, nothing cached
+        tokens = llm.count_tokens("".join(m["content"] for m in messages))
+        start = time.perf_counter()
+        next(iter(llm._llama.create_chat_completion(messages=list(messages), stream=True, max_tokens=1)))
+        prompt_rates.append(tokens / (time.perf_counter() - start))
+    result.update(
+        prompt_tokens=result.pop("prompt_tokens_p50"),
+        prompt_tokens_per_s=round(statistics.median(prompt_rates), 1),
+        tokens_per_s=round(statistics.median(ours), 1),
+        bare_tokens_per_s=round(statistics.median(bare), 1),
+        ratio=round(statistics.median(ratios), 3),
+    )
+    if args.levers:
+        result["levers"] = levers(pipe, questions, options)
     show(result, args.json)
     return 0
+
+
+def levers(pipe, questions, options) -> dict:
+    """What each lever buys, measured on the same questions."""
+    from dataclasses import replace
+
+    from repobot.engine.generate import LlamaCppLLM, Tuning
+    from repobot.engine.models import resolve_model
+
+    out = {"passages whole (trim 0)": measure_answers(pipe, questions, replace(options, trim=0))}
+    for trim in (2, 3, 4):
+        out[f"passages trimmed to {trim} sentences"] = measure_answers(pipe, questions, replace(options, trim=trim))
+    default = pipe.models._llm
+    for name, tuning in (("prompt lookup 10", Tuning(prompt_lookup=10)), ("1 thread", Tuning(threads=1)),
+                         ("batch 128", Tuning(batch=128)), ("batch 2048", Tuning(batch=2048))):
+        pipe.models._llm = LlamaCppLLM(resolve_model(None), tuning=tuning)
+        out[name] = measure_answers(pipe, questions, options)
+    pipe.models._llm = default
+    return out
 
 
 if __name__ == "__main__":

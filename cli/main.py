@@ -46,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("index", help="build or update the index of a folder")
     corpus_arg(p)
+    p.add_argument("--languages", help="in a translated tree, index only these languages (e.g. en,zh); remembered")
     p.add_argument("--json", action="store_true", help="print JSON, no progress bar")
 
     p = sub.add_parser("search", help="retrieve passages for a question")
@@ -127,9 +128,12 @@ def _pipeline(args, *, with_model: bool = False):
 
 
 def cmd_index(args) -> int:
+    from repobot.engine.pipeline import Pipeline
+
     from .progress import ProgressBar
 
-    pipe = _pipeline(args)
+    languages = [code for code in (args.languages or "").split(",") if code.strip()] if args.languages else None
+    pipe = Pipeline(args.corpus, languages=languages)
     report = pipe.build_index(progress=ProgressBar(enabled=None if not args.json else False))
     collection = pipe.collection
     problems = [{"source": p.source, "problem": p.reason} for p in collection.problems]
@@ -140,12 +144,18 @@ def cmd_index(args) -> int:
             "added": report.added, "updated": report.updated, "removed": report.removed,
             "unchanged": len(report.unchanged), "embedded_chunks": report.embedded_chunks,
             "problems": problems, "notes": collection.notes,
+            "languages": sorted(collection.selected) if collection.selected else None,
+            "available_languages": collection.available,
         }, ensure_ascii=False, indent=2))
         return 0
     for note in collection.notes:
         print(f"note: {note}", file=sys.stderr)
     for p in problems:
         print(f"warning: {p['source']}: {p['problem']}", file=sys.stderr)
+    if collection.available:
+        chosen = ", ".join(sorted(collection.selected)) if collection.selected else "all"
+        print(f"languages: {chosen} (the folder has {', '.join(f'{k} {v}' for k, v in sorted(collection.available.items()))}; "
+              "choose with --languages en,zh)")
     print(
         f"{len(pipe.index.files)} files, {len(pipe.index.chunks)} chunks, {report.seconds:.1f} s "
         f"(added {len(report.added)}, updated {len(report.updated)}, removed {len(report.removed)}, "

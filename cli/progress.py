@@ -21,6 +21,12 @@ class ProgressBar:
     def __call__(self, stage: str, done: int, total: int) -> None:
         if not self.enabled:
             return
+        if stage == "searchable":  # a milestone, not a bar: the folder answers (BM25) from here on
+            left = total - done
+            rest = f"; embedding {left:,} passages for hybrid search" if left else "; every passage already embedded"
+            self.stream.write(f"searchable: {total:,} passages{rest}\n")
+            self.stream.flush()
+            return
         now = time.perf_counter()
         if stage != self._stage:
             self._stage, self._started = stage, now
@@ -31,8 +37,9 @@ class ProgressBar:
         rate = done / elapsed
         eta = (total - done) / rate if rate > 0 else 0.0
         filled = int(self.width * done / total) if total else self.width
-        unit = "files" if stage == "chunk" else "chunks"
-        line = f"\r{stage:>6} [{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {unit}  {rate:.0f}/s  ETA {eta:.0f}s"
+        unit = "files" if stage == "chunk" else "passages"
+        label = "embedding" if stage == "embed" else "reading"
+        line = f"\r{label:>9} [{'#' * filled}{'.' * (self.width - filled)}] {done:,}/{total:,} {unit}  {rate:.0f}/s  ETA {eta:.0f}s"
         self.stream.write(line)
         if done >= total:
             self.stream.write("\n")

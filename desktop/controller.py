@@ -32,6 +32,19 @@ class IndexReport(NamedTuple):
     unchanged: int
     problems: list[str]  # "source: reason" of skipped or damaged files, and notes
     sources: list[str]
+    pending: int = 0  # chunks still to embed: until then they are found by BM25 alone
+    languages: tuple[str, ...] = ()  # the languages indexed, in a translated tree
+    available: tuple[str, ...] = ()  # the languages the tree has
+
+
+def index_report(collection, seconds: float, report) -> IndexReport:
+    index = collection.index
+    return IndexReport(
+        len(index.files), len(index.chunks), seconds, len(report.added), len(report.updated), len(report.removed),
+        len(report.unchanged), [f"{p.source}: {p.reason}" for p in collection.problems] + collection.notes,
+        sorted(index.files), index.pending_chunks, tuple(sorted(collection.selected or ())),
+        tuple(sorted(collection.available)),
+    )
 
 
 class Controller(QObject):
@@ -180,24 +193,38 @@ class Controller(QObject):
 
     # -- indexing ----------------------------------------------------------------------------------
     def index(self, root: str) -> None:
-        pipe = self.pipeline(root)
+        """Make a folder searchable (BM25, in seconds), then embed it in the background."""
+        collection = self.pipeline(root).collection
 
         def work(context):
-            report = pipe.build_index(progress=lambda stage, done, total: context.emit((stage, done, total)),
-                                      cancelled=context.cancelled)
-            collection = pipe.collection
-            return IndexReport(
-                len(collection.index.files), len(collection.index.chunks), report.seconds, len(report.added),
-                len(report.updated), len(report.removed), len(report.unchanged),
-                [f"{p.source}: {p.reason}" for p in collection.problems] + collection.notes,
-                sorted(collection.index.files),
-            )
+            report = collection.update(progress=lambda stage, done, total: context.emit((stage, done, total)),
+                                       cancelled=context.cancelled, embed=False)
+            return index_report(collection, report.seconds, report)
 
+        self.tasks.cancel(Busy.EMBEDDING)  # embedding an index this replaces would save a stale one
         self.status.emit(f"Indexing {Path(root).name}…")
         self.indexing.emit(root)
         self.tasks.submit(Busy.INDEXING, work, on_event=lambda p: self.progress.emit(root, *p),
                           on_done=lambda report: self._indexed(root, report),
                           on_failed=lambda message: self._index_failed(root, message))
+
+    def embed(self, root: str) -> None:
+        """Embed what the folder's index still lacks, giving way to every question; dense search grows as it goes."""
+        collection = self.pipeline(root).collection
+
+        def work(context):
+            for done, total in collection.embed_steps(cancelled=context.cancelled):
+                yield "embed", done, total
+
+        def finished(_result):
+            report = self.indexed_reports.get(root)
+            if report is not None:
+                self.indexed_reports[root] = report._replace(pending=0)
+                self.indexed.emit(root, self.indexed_reports[root])
+            self.status.emit(f"{Path(root).name}: every passage is embedded; hybrid search covers the whole folder.")
+
+        self.tasks.submit(Busy.EMBEDDING, work, on_event=lambda p: self.progress.emit(root, *p), on_done=finished,
+                          on_failed=lambda message: self.status.emit(message))
 
     def _indexed(self, root: str, report: IndexReport) -> None:
         if root not in self.collections:  # removed while it was being indexed
@@ -211,6 +238,8 @@ class Controller(QObject):
             self.index_message = ""
             self.error.emit("")
         self.indexed.emit(root, report)
+        if report.pending:
+            self.embed(root)
         self.ask_pending()
 
     def _index_failed(self, root: str, message: str) -> None:
@@ -287,4 +316,9 @@ class Controller(QObject):
         if self.busy is not Busy.IDLE:
             self.tasks.cancel()
             self.status.emit("Stopping…")
+
+    def cancel_indexing(self) -> None:
+        """Stop indexing and background embedding; what was embedded is kept and resumed next time."""
+        self.tasks.cancel(Busy.INDEXING)
+        self.tasks.cancel(Busy.EMBEDDING)
 

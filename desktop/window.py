@@ -75,7 +75,7 @@ class MainWindow(QMainWindow):
         self.collections.remove_requested.connect(c.remove_collection)
         self.collections.activate_requested.connect(c.set_active)
         self.collections.reindex_requested.connect(lambda: c.index(c.active))
-        self.collections.cancel_requested.connect(c.cancel)
+        self.collections.cancel_requested.connect(c.cancel_indexing)
         self.collections.open_requested.connect(lambda root, source, anchor: self.viewer.open_file(root, source, anchor=anchor or None))
         self.chat.ask_requested.connect(self.ask)
         self.chat.stop_requested.connect(c.cancel)

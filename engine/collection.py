@@ -10,30 +10,64 @@ checkpoint (``engine/store.py``). Nothing is read or loaded until it is used:
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable, Iterator
 
 from . import config
 from .errors import IndexStoreError
+from .files import write_json_atomic
 from .history import History
-from .index import Index, Progress, UpdateReport, update_index
-from .load import Skipped, load_corpus
+from .index import Index, Progress, UpdateReport, embed_pending, update_index
+from .load import Corpus, Skipped, load_corpus, select_languages
 from .registry import ModelSet
 from .store import DiskCheckpoint, load_index, save_index, store_dir
 
 
+def default_languages(corpus: Corpus) -> frozenset[str] | None:
+    """In a translated tree, the user's language and English (those it has); otherwise every page.
+
+    >>> from repobot.engine.load import Corpus
+    >>> default_languages(Corpus(Path("."), [], [], {"en": 9, "zh": 9, "ja": 9})) <= {"en", config.app_language()}
+    True
+    >>> default_languages(Corpus(Path("."), [], [], {})) is None
+    True
+    """
+    if len(corpus.languages) < 2:
+        return None
+    wanted = {config.app_language(), "en"} & set(corpus.languages)
+    return frozenset(wanted) if wanted else None
+
+
 class Collection:
-    def __init__(self, root: Path | str | None, models: ModelSet):
+    def __init__(self, root: Path | str | None, models: ModelSet, *, languages: Iterable[str] | None = None):
         self.root = Path(root).expanduser() if root else config.default_corpus()
         self.models = models
+        self._asked = frozenset(c.strip().lower() for c in languages if c.strip()) if languages is not None else None
+        self.available: dict[str, int] = {}  # pages per language the folder has (a translated tree)
+        self.selected: frozenset[str] | None = None  # the languages indexed (None: every page)
         self._index: Index | None = None
         self.problems: list[Skipped] = []  # files skipped or decoded with replacement, at the last update
         self.notes: list[str] = []  # e.g. a damaged saved index that was rebuilt
         self._history: History | None = None
 
-    def update(self, *, progress: Progress | None = None, cancelled: Callable[[], bool] = lambda: False) -> UpdateReport:
-        """Bring the index up to date with the folder and save it if anything changed."""
+    def update(self, *, progress: Progress | None = None, cancelled: Callable[[], bool] = lambda: False,
+               embed: bool = True) -> UpdateReport:
+        """Bring the index up to date with the folder and save it: searchable (BM25) first, then embedded.
+
+        ``embed=False`` stops once it is searchable; ``embed_steps`` then embeds the rest
+        (the window runs it in the background). Progress goes (stage, done, total), stages
+        "chunk", "searchable" and "embed".
+        """
+        started = time.perf_counter()
         corpus = load_corpus(self.root)
+        self.available = corpus.languages
+        chosen = self._asked or self.chosen_languages()
+        corpus = select_languages(corpus, chosen if chosen is not None else default_languages(corpus))
+        if self._asked:  # remembered once it has worked
+            self.choose_languages(self._asked)
+        self.selected = corpus.selected
         self.problems, self.notes = corpus.problems, []
         previous = self._index
         if previous is None:
@@ -42,20 +76,60 @@ class Collection:
             except IndexStoreError as err:
                 self.notes.append(str(err))
         embedder = self.models.embedder
-        checkpoint = DiskCheckpoint(store_dir(corpus.root) / "partial", embedder.name)
         index, report = update_index(corpus, embedder, previous, progress=progress, cancelled=cancelled,
-                                     checkpoint=checkpoint)
-        if report.changed or previous is None or previous.embedder != index.embedder:
+                                     checkpoint=self._checkpoint())
+        if report.changed or previous is None or previous.embedder != index.embedder or index.pending != previous.pending:
             save_index(index)
-        checkpoint.clear()
         self._index = index
-        return report
+        if progress:
+            progress("searchable", index.size - index.pending_chunks, index.size)
+        embedded = 0
+        if embed:
+            for embedded, total in self.embed_steps(cancelled=cancelled):
+                if progress:
+                    progress("embed", embedded, total)
+        return report._replace(embedded_chunks=embedded, seconds=time.perf_counter() - started)
+
+    def embed_steps(self, *, cancelled: Callable[[], bool] = lambda: False) -> Iterator[tuple[int, int]]:
+        """Embed what the index still lacks, a group of files at a time (yields chunks done, total); saves at the end.
+
+        Killed or cancelled half way, nothing is lost: each group's vectors are
+        checkpointed, and the next update picks them up.
+        """
+        index = self.index
+        if not index.pending:
+            return
+        checkpoint = self._checkpoint()
+        yield from embed_pending(index, self.models.embedder, cancelled=cancelled, checkpoint=checkpoint)
+        save_index(index)
+        checkpoint.clear()
+
+    def _checkpoint(self) -> DiskCheckpoint:
+        return DiskCheckpoint(store_dir(self.root.resolve()) / "partial", self.models.embedder.name)
 
     @property
     def index(self) -> Index:
         if self._index is None:
             self.update()
         return self._index
+
+    # -- the languages of a translated tree -------------------------------------------------------------
+    @property
+    def _settings(self) -> Path:
+        return store_dir(self.root.resolve()) / "collection.json"
+
+    def chosen_languages(self) -> frozenset[str] | None:
+        """The languages the user chose for this folder; None until one is chosen (then the default applies)."""
+        try:
+            chosen = json.loads(self._settings.read_text(encoding="utf-8")).get("languages")
+        except (OSError, ValueError, AttributeError):
+            return None
+        return frozenset(chosen) if isinstance(chosen, list) and chosen else None
+
+    def choose_languages(self, languages: Iterable[str] | None) -> None:
+        """Index only these languages from now on (None or empty: the default again)."""
+        chosen = sorted({code.strip().lower() for code in languages or () if code.strip()})
+        write_json_atomic(self._settings, {"languages": chosen or None})
 
     @property
     def history(self) -> History:

@@ -72,3 +72,19 @@ def physical_cores() -> int:
     except OSError:
         pass
     return max(1, (os.cpu_count() or 2) // 2 if (os.cpu_count() or 0) > 4 else os.cpu_count() or 1)
+
+
+def app_language() -> str:
+    """The user's language, from the locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``); English if it says nothing.
+
+    >>> import os; os.environ["LC_ALL"] = "zh_CN.UTF-8"; app_language()
+    'zh'
+    >>> os.environ["LC_ALL"] = "C"; app_language()
+    'en'
+    """
+    for key in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(key, "")
+        if value:
+            code = value.split(".")[0].split("_")[0].lower()
+            return code if code.isalpha() and len(code) == 2 else "en"
+    return "en"

@@ -30,7 +30,7 @@ from typing import NamedTuple, Protocol, Sequence
 from .text import identifiers, word_in
 from .tokens import content_words, tokenize
 
-MIN_INFORMATIVE = 2  # covered informative words that make an absent key term a bystander (calibrated)
+MIN_INFORMATIVE = 3  # covered informative words that make an absent key term a bystander (calibrated)
 COMMON = 0.2  # a word found in more than this share of chunks says nothing about the question …
 COMMON_FROM = 50  # … once there are this many chunks to tell (in a handful, every word looks common)
 QUESTION_WORDS = frozenset(
@@ -63,7 +63,10 @@ class GateResult(NamedTuple):
     informative: list[str]  # the question's informative words found in the passages
 
 
-_NAME = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z]*[A-Z]\w*|(?<![A-Za-z0-9])[A-Z]{2,}\d*(?![A-Za-z0-9])|(?<=[\w,] )[A-Z][a-z]{2,}\b")
+_NAME = re.compile(
+    r"(?<![A-Za-z0-9])[A-Z][A-Za-z]*[A-Z]\w*|(?<![A-Za-z0-9])[A-Z]{2,}\d*(?![A-Za-z0-9])|(?<=[\w,] )[A-Z][a-z]{2,}\b",
+    re.ASCII,
+)
 
 
 def key_terms(question: str) -> list[str]:

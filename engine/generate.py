@@ -15,7 +15,7 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterator, NamedTuple, Sequence
 
 from .config import physical_cores
 from .errors import ModelError
@@ -68,20 +68,39 @@ def load_cpu_backends() -> None:
     _BACKENDS_LOADED = True
 
 
-class LlamaCppLLM(LLM):
-    """A GGUF chat model run by llama-cpp-python on the CPU."""
+class Tuning(NamedTuple):
+    """How llama.cpp runs: set from measurements on this machine (benchmarks/generate.py --levers)."""
 
-    def __init__(self, path: Path, *, n_ctx: int = 4096, seed: int = 42, temperature: float = 0.1):
+    threads: int = 0  # 0: one per physical core
+    batch: int = 512  # prompt tokens evaluated per step
+    prompt_lookup: int = 0  # draft tokens guessed from the prompt (prompt-lookup speculative decoding); 0: off
+
+
+class LlamaCppLLM(LLM):
+    """A GGUF chat model run by llama-cpp-python on the CPU.
+
+    Decoding is greedy (temperature 0): answers copy the passages rather than
+    paraphrase them, and the same question gets the same answer.
+    """
+
+    def __init__(self, path: Path, *, n_ctx: int = 4096, seed: int = 42, temperature: float = 0.0,
+                 tuning: Tuning | None = None):
         from .models import check_gguf
 
         path = check_gguf(path)
+        tuning = tuning or Tuning()
         try:
             from llama_cpp import Llama
 
             load_cpu_backends()
+            draft = None
+            if tuning.prompt_lookup:
+                from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
 
+                draft = LlamaPromptLookupDecoding(num_pred_tokens=tuning.prompt_lookup)
             self._llama = Llama(
-                model_path=str(path), n_ctx=n_ctx, n_threads=physical_cores(), seed=seed, verbose=False
+                model_path=str(path), n_ctx=n_ctx, n_threads=tuning.threads or physical_cores(),
+                n_batch=tuning.batch, seed=seed, draft_model=draft, verbose=False,
             )
         except Exception as err:  # llama.cpp reports a bad file as a bare ValueError
             raise ModelError(

@@ -1,8 +1,11 @@
 """Index: the chunks of a folder with their BM25 tokens and dense vectors, brought up to date incrementally.
 
-``update_index`` re-embeds only files whose content changed; a renamed file
-with the same content keeps its vectors. The searchers (FAISS, BM25) are built
-on first use; ``engine/store.py`` saves and loads an index.
+Two steps. ``update_index`` reads, chunks and tokenizes (seconds): the index is
+then searchable with BM25, and every file whose content was embedded before
+keeps its vectors (a renamed file too). ``embed_pending`` embeds the rest, a
+group of files at a time, so that dense search covers more of the folder after
+each step; until then those chunks are found by BM25 alone. The searchers
+(FAISS, BM25) are built on first use; ``engine/store.py`` saves and loads an index.
 
 >>> file_sha("hello")[:12]
 '2cf24dba5fb0'
@@ -16,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, NamedTuple, Protocol
+from typing import Callable, Iterator, NamedTuple, Protocol
 
 import numpy as np
 
@@ -31,7 +34,7 @@ from .text import strip_code, word_in
 from .tokens import tokenize
 
 Progress = Callable[[str, int, int], None]
-EMBED_GROUP = 256  # chunks embedded between two checkpoints
+EMBED_GROUP = 64  # chunks embedded between two checkpoints (and between two questions, in the window)
 
 
 class Checkpoint(Protocol):
@@ -60,10 +63,39 @@ class Index:
     vectors: np.ndarray
     files: dict[str, FileEntry]
     bm25: Bm25Index | None = field(default=None, repr=False)  # fitted postings, when loaded from disk
+    pending: list[str] = field(default_factory=list)  # files whose chunks are not embedded yet
+    _dense: VectorIndex | None = field(default=None, repr=False)
 
-    @cached_property
+    @property
     def dense(self) -> VectorIndex:
-        return FaissIndex(self.vectors)
+        """Dense search over the chunks embedded so far."""
+        if self._dense is None:
+            rows = np.flatnonzero(self.embedded) if self.pending else None
+            self._dense = FaissIndex(self.vectors if rows is None else self.vectors[rows], rows)
+        return self._dense
+
+    @property
+    def embedded(self) -> np.ndarray:
+        """Which chunks have their vector (the others are found by BM25 alone for now)."""
+        mask = np.ones(len(self.chunks), dtype=bool)
+        for source in self.pending:
+            entry = self.files[source]
+            mask[entry.first : entry.first + entry.count] = False
+        return mask
+
+    @property
+    def pending_chunks(self) -> int:
+        return sum(self.files[s].count for s in self.pending)
+
+    def add_vectors(self, sources: list[str], vectors: np.ndarray) -> None:
+        """The vectors of some pending files, in the order given: they are searched densely from now on."""
+        position = 0
+        for source in sources:
+            entry = self.files[source]
+            self.vectors[entry.first : entry.first + entry.count] = vectors[position : position + entry.count]
+            position += entry.count
+        self.pending = [s for s in self.pending if s not in set(sources)]
+        self._dense = None
 
     @property
     def lexical(self) -> LexicalIndex:
@@ -152,17 +184,20 @@ def update_index(
     cancelled: Callable[[], bool] = lambda: False,
     checkpoint: Checkpoint | None = None,
 ) -> tuple[Index, UpdateReport]:
-    """Index ``corpus``, reusing vectors for every file whose content was embedded before.
+    """Chunk and tokenize ``corpus``: the index this returns is searchable (BM25) at once.
 
     Vectors come from ``previous`` (same content, even under a new name) or from
-    ``checkpoint`` (a run that was interrupted); only the rest is embedded.
+    ``checkpoint`` (a run that was interrupted); the files still without them are
+    listed in ``index.pending``, for ``embed_pending``.
     """
     started = time.perf_counter()
     old_by_sha: dict[str, tuple[list[Chunk], list[list[str]], np.ndarray, str]] = {}
     if previous is not None and previous.embedder == embedder.name:
+        done = previous.embedded
         for entry in previous.files.values():
             span = slice(entry.first, entry.first + entry.count)
-            old_by_sha[entry.sha] = (previous.chunks[span], previous.tokens[span], previous.vectors[span], entry.language)
+            vectors = previous.vectors[span] if done[span].all() else None
+            old_by_sha[entry.sha] = (previous.chunks[span], previous.tokens[span], vectors, entry.language)
     old_files = previous.files if previous is not None else {}
 
     budget = piece_budget(embedder.count_pieces, embedder.max_pieces)  # every chunk fits the embedder's window
@@ -170,67 +205,73 @@ def update_index(
     tokens: list[list[str]] = []
     files: dict[str, FileEntry] = {}
     known: dict[str, np.ndarray] = {}  # sha -> vectors already available
-    todo: list[str] = []  # sources whose chunks need embedding
     added, updated, unchanged = [], [], []
     for n, doc in enumerate(corpus.documents):
         if cancelled():
             raise Cancelled()
         sha = file_sha(doc.text)
         reused = old_by_sha.get(sha)
-        first = len(chunks)
         if reused is not None:
             doc_chunks = [c._replace(source=doc.source) for c in reused[0]]
             tokens.extend(reused[1])
-            known[sha] = reused[2]
             lang = reused[3]
+            if reused[2] is not None:
+                known[sha] = reused[2]
         else:
             doc_chunks = chunk_markdown(doc.source, doc.text, budget)
             tokens.extend(tokenize(embedding_text(c)) for c in doc_chunks)
-            lang = page_language(doc.text)
-            saved = checkpoint.get(sha, len(doc_chunks), embedder.dim) if checkpoint else None
+            lang = doc.language or page_language(doc.text)
+        if sha not in known and checkpoint is not None:
+            saved = checkpoint.get(sha, len(doc_chunks), embedder.dim)
             if saved is not None:
                 known[sha] = saved
-            elif sha not in known:
-                todo.append(doc.source)
+        files[doc.source] = FileEntry(sha, len(chunks), len(doc_chunks), lang)
         chunks.extend(doc_chunks)
-        files[doc.source] = FileEntry(sha, first, len(doc_chunks), lang)
         old = old_files.get(doc.source)
         (unchanged if old and old.sha == sha else updated if old else added).append(doc.source)
         if progress:
             progress("chunk", n + 1, len(corpus.documents))
 
-    done = _embed_files(todo, files, chunks, embedder, known, progress, cancelled, checkpoint)
     vectors = np.zeros((len(chunks), embedder.dim), dtype=np.float32)
-    for entry in files.values():
-        if entry.count:
+    pending = []
+    for source, entry in files.items():
+        if not entry.count:
+            continue
+        if entry.sha in known:
             vectors[entry.first : entry.first + entry.count] = known[entry.sha]
+        else:
+            pending.append(source)
     removed = sorted(set(old_files) - set(files))
-    index = Index(corpus.root, embedder.name, chunks, tokens, vectors, files)
-    return index, UpdateReport(added, updated, removed, unchanged, done, time.perf_counter() - started)
+    index = Index(corpus.root, embedder.name, chunks, tokens, vectors, files, pending=pending)
+    return index, UpdateReport(added, updated, removed, unchanged, 0, time.perf_counter() - started)
 
 
-def _embed_files(todo, files, chunks, embedder, known, progress, cancelled, checkpoint) -> int:
-    """Embed the chunks of the ``todo`` files group by group, checkpointing each group; returns the count."""
-    total = sum(files[s].count for s in todo)
-    done = 0
-    for group in _groups(todo, files, EMBED_GROUP):
-        spans = [(files[s].first, files[s].count) for s in group]
-        texts = [embedding_text(chunks[i]) for first, count in spans for i in range(first, first + count)]
-        offset = done
-        vectors = embedder.embed_many(
-            texts,
-            progress=(lambda d, _t: progress("embed", offset + d, total)) if progress else None,
-            cancelled=cancelled,
-        )
+def embed_pending(
+    index: Index,
+    embedder: Embedder,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+    checkpoint: Checkpoint | None = None,
+    group: int = EMBED_GROUP,
+) -> Iterator[tuple[int, int]]:
+    """Embed the pending files a group at a time, checkpointing each group; yields (chunks done, total).
+
+    A file's vectors are added to the index (and searched) as soon as its group is done.
+    """
+    total, done = index.pending_chunks, 0
+    for sources in _groups(list(index.pending), index.files, group):
+        texts = [embedding_text(index.chunks[i]) for s in sources
+                 for i in range(index.files[s].first, index.files[s].first + index.files[s].count)]
+        vectors = embedder.embed_many(texts, cancelled=cancelled)
         position = 0
-        for source, (_, count) in zip(group, spans):
-            part = vectors[position : position + count]
+        for source in sources:
+            count = index.files[source].count
+            if checkpoint is not None:
+                checkpoint.put(index.files[source].sha, vectors[position : position + count])
             position += count
-            known[files[source].sha] = part
-            if checkpoint:
-                checkpoint.put(files[source].sha, part)
+        index.add_vectors(sources, vectors)
         done += len(texts)
-    return done
+        yield done, total
 
 
 def _groups(sources: list[str], files: dict[str, FileEntry], size: int) -> list[list[str]]:

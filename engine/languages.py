@@ -37,6 +37,7 @@ class Rules(NamedTuple):
     style: str  # rule 4: the user's language, concise, code as it appears
     shape: str  # the citation format shown with placeholders, so there is no sentence to copy
     deduction: str  # an answer the passages only imply, marked as a deduction
+    example: tuple[str, str]  # a worked question and answer on prompt.EXAMPLE_PASSAGES (a coffee machine)
 
 
 class Language(NamedTuple):
@@ -66,11 +67,15 @@ _EN = Language(
         "Answer in English, be concise, and keep code exactly as it appears.",
         "Every sentence ends with the ids of its passages, like this: … [2]. … [1][3].",
         'If the passages only imply the answer, you may answer, starting the sentence with "(Deduction)".',
+        ("How often should I descale it, and how?",
+         "Descale the machine every three months [1]. Start a descaling cycle from Python [1]:\n\n"
+         "```python\nmachine.descale(tablets=1)\n```"),
     ),
     frozenset(
         """a an and are as at be but by can do does for from has have how i if in into is it its of on or so
         than that the their then there these this to was what when where which who why will with you your
-        my me we our us""".split()
+        my me we our us over through via about using any some should would could after before up out them just
+        only same e.g i.e etc""".split()
     ),
     ("not", "no", "never", "none", "cannot", "without", "neither", "nor"),
     ("it", "its", "this", "that", "these", "those", "them", "they", "there", "one", "same", "instead", "also"),
@@ -88,6 +93,8 @@ _ZH = Language(
         "用中文回答，简洁，代码保持原样。",
         "每句话都以片段编号结尾，格式如下：……[2]。……[1][3]。",
         '片段间接说明的内容可以回答，但要在句首标明"（推断）"。',
+        ("多久需要除垢一次？怎么做？",
+         "机器每三个月需要除垢一次 [1]。可以用 Python 启动除垢 [1]：\n\n```python\nmachine.descale(tablets=1)\n```"),
     ),
     negations=("不", "没", "未"),
     pointers=("它", "这个", "那个", "这样", "那样", "这种", "那种", "其", "该", "同样", "也", "呢"),
@@ -107,6 +114,9 @@ _FR = Language(
         "Réponds en français, de façon concise, et garde le code tel quel.",
         "Chaque phrase se termine par les numéros de ses passages, ainsi : … [2]. … [1][3].",
         "Si les passages ne font que suggérer la réponse, tu peux répondre en commençant la phrase par « (Déduction) ».",
+        ("Tous les combien faut-il détartrer la machine, et comment ?",
+         "Détartrez la machine tous les trois mois [1]. Lancez un détartrage depuis Python [1] :\n\n"
+         "```python\nmachine.descale(tablets=1)\n```"),
     ),
     frozenset(
         """le la les de des du un une et est pour dans que qui sur par pas au aux ce ces il elle on ne se je
@@ -130,6 +140,9 @@ _JA = Language(
         "日本語で簡潔に答え、コードはそのまま残してください。",
         "各文は文書片の番号で終わります。形式：……[2]。……[1][3]。",
         "文書片から推論できるだけの内容は、文頭に「（推論）」と書いて答えてもかまいません。",
+        ("どのくらいの頻度で、どうやってデスケーリングすればいいですか？",
+         "マシンは3か月ごとにデスケーリングしてください [1]。Python からデスケーリングを開始できます [1]：\n\n"
+         "```python\nmachine.descale(tablets=1)\n```"),
     ),
     negations=("ない", "ません", "ず", "不", "無"),
     pointers=("それ", "これ", "あれ", "その", "この", "同じ"),

@@ -8,11 +8,16 @@ with replacement characters and reported.
 >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "a.md").write_text("# A\\nhello\\n")
 >>> corpus = load_corpus(d); [doc.source for doc in corpus.documents]
 ['a.md']
+
+A documentation tree translated into several languages (``en/``, ``zh/`` …,
+or mkdocs's ``docs/<lang>/``; or pages whose front matter says ``lang: xx``)
+is read in the languages asked for only; pages of no language are always read.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -27,6 +32,7 @@ class Document(NamedTuple):
     source: str  # path relative to the corpus root, with forward slashes
     path: Path
     text: str
+    language: str | None = None  # from its language folder or front matter; None when the tree says nothing
 
 
 class Skipped(NamedTuple):
@@ -38,6 +44,42 @@ class Corpus(NamedTuple):
     root: Path
     documents: list[Document]
     problems: list[Skipped]  # skipped files, and files decoded with replacement
+    languages: dict[str, int] = {}  # pages per language the tree has (folders or front matter), read or not
+    selected: frozenset[str] | None = None  # the languages read (None: all)
+
+
+# ISO 639-1 codes and the regional or script variants documentation trees use as folder names.
+LANGUAGE_CODES = frozenset(
+    """af am ar az be bg bn bs ca cs cy da de el en eo es et eu fa fi fr ga gl gu he hi hr hu hy id is it ja ka kk
+    km kn ko ku ky lo lt lv mk ml mn mr ms my nb ne nl nn no pa pl ps pt ro ru si sk sl sq sr sv sw ta te tg th tl tr
+    uk ur uz vi yo zh zu zh-hans zh-hant zh-cn zh-tw zh-hk pt-br pt-pt es-mx en-us en-gb fr-ca""".split()
+)
+_FRONT_LANGUAGE = re.compile(r"^(?:lang|language|locale):\s*[\"']?([A-Za-z]{2}(?:[-_][A-Za-z]{2,4})?)", re.M)
+
+
+def folder_language(source: str) -> str | None:
+    """The language folder a page is in: its first folder, or the one after a leading ``docs/``.
+
+    >>> folder_language("zh/docs/tutorial/cors.md"), folder_language("docs/ja/index.md"), folder_language("api/x.md")
+    ('zh', 'ja', None)
+    """
+    parts = source.lower().split("/")[:-1]
+    if parts[:1] == ["docs"]:
+        parts = parts[1:]
+    return parts[0] if parts and parts[0] in LANGUAGE_CODES else None
+
+
+def page_marker(text: str) -> str | None:
+    """The ``lang:`` of a page's front matter, if it has one.
+
+    >>> page_marker("---\\ntitle: X\\nlang: fr\\n---\\n# X"), page_marker("# X")
+    ('fr', None)
+    """
+    if not text.startswith("---"):
+        return None
+    end = text.find("\n---", 3)
+    match = _FRONT_LANGUAGE.search(text[3:end]) if end > 0 else None
+    return match.group(1).lower().replace("_", "-") if match else None
 
 
 def find_markdown(root: Path, *, follow_outside_links: bool = False) -> list[Path]:
@@ -111,14 +153,39 @@ def load_corpus(root: Path | str) -> Corpus:
         paths = find_markdown(root)
     except OSError as err:
         raise CorpusError(f"Cannot list {root}: {err.strerror or err}. Check that the folder is readable.") from err
-    for path in paths:
-        source = path.relative_to(root).as_posix()
+    sources = [p.relative_to(root).as_posix() for p in paths]
+    folders = {folder_language(s) for s in sources} - {None}
+    found: dict[str, int] = {}
+    for path, source in zip(paths, sources):
         text, problem = read_markdown(path)
         if problem:
             problems.append(Skipped(source, problem))
-        if text is not None:
-            documents.append(Document(source, path, text))
+        if text is None:
+            continue
+        language = (folder_language(source) if len(folders) >= 2 else None) or page_marker(text)
+        if language:
+            found[language] = found.get(language, 0) + 1
+        documents.append(Document(source, path, text, language))
     if not documents:
         detail = f" ({len(problems)} file(s) skipped: {problems[0].source}: {problems[0].reason})" if problems else ""
         raise CorpusError(f"No readable markdown (*.md) files in {root}{detail}. Point --corpus at a documentation folder.")
-    return Corpus(root, documents, problems)
+    return Corpus(root, documents, problems, found)
+
+
+def select_languages(corpus: Corpus, languages: frozenset[str] | None) -> Corpus:
+    """Only the pages in ``languages`` (and the pages of no language); all of them for None.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for lang in ("en", "zh", "ja"): (d / lang).mkdir(); _ = (d / lang / "a.md").write_text("# A")
+    >>> _ = (d / "README.md").write_text("# Shared")
+    >>> [doc.source for doc in select_languages(load_corpus(d), frozenset({"en", "zh"})).documents]
+    ['README.md', 'en/a.md', 'zh/a.md']
+    """
+    if languages is None:
+        return corpus
+    kept = [d for d in corpus.documents if d.language is None or d.language in languages]
+    if not kept or (corpus.languages and not set(languages) & set(corpus.languages)):
+        raise CorpusError(f"No pages in the languages {', '.join(sorted(languages))} in {corpus.root} (it has "
+                          f"{', '.join(sorted(corpus.languages))}): choose other languages.")
+    return corpus._replace(documents=kept, selected=languages)

@@ -44,7 +44,7 @@ from .text import segments
 
 MAX_QUESTION_CHARS = 2000
 REWRITES = ("auto", "always", "never")
-DEFAULT_STYLE = PromptStyle()  # chosen with benchmarks/prompt_variants.py
+DEFAULT_STYLE = PromptStyle(example=True)  # chosen with benchmarks/prompt_variants.py
 
 
 @dataclass(frozen=True)
@@ -124,9 +124,9 @@ class Pipeline:
     """RepoBot on one folder. The models load on first use, once, and can be shared (``models=``)."""
 
     def __init__(self, corpus: Path | str | None = None, *, model: str | None = None, embedder: str | None = None,
-                 models: ModelSet | None = None):
+                 models: ModelSet | None = None, languages: Sequence[str] | None = None):
         self.models = models or ModelSet(model, embedder)
-        self.collection = Collection(corpus, self.models)
+        self.collection = Collection(corpus, self.models, languages=languages)
 
     @property
     def corpus(self) -> Path:
@@ -200,6 +200,10 @@ class Pipeline:
             yield Preview(preview)
 
         index = self.collection.index
+        if index.pending and options.mode != "bm25":
+            done = index.size - index.pending_chunks
+            notes.append(f"Still embedding this folder: {done:,} of {index.size:,} passages are searched by meaning so "
+                         "far; the others were found by their words alone (BM25).")
         answer = Answer(question, lang, self.models.llm_label, [], hits, searched_for=found.searched_for or question,
                         notes=notes + self.collection.notes, timings=timings)
         verdict_gate = gate(asked, [h.chunk.text for h in hits], index, rewritten=rewritten,

@@ -18,11 +18,21 @@ from .languages import language
 
 
 class PromptStyle(NamedTuple):
-    """What the system prompt adds to the four rules (benchmarks/prompt_variants.py compares them)."""
+    """What the prompt adds to the four rules (benchmarks/prompt_variants.py compares them)."""
 
     strict: bool = True  # rule 2, "even if you know it"; off only for experiments
     shape: bool = False  # the citation format shown with placeholders (no sentence a model could paste)
     deduction: bool = False  # allow an answer the passages only imply, marked as a deduction
+    example: bool = False  # one worked turn on other passages (a coffee machine): the format, shown by doing it
+
+
+# The worked example's passages: a topic no documentation set shares, so a copy of its answer is easy to spot
+# (and the checker finds no support for it in the real passages).
+EXAMPLE_PASSAGES = (
+    ("machine/cleaning.md", "## Cleaning > Descaling\nDescale the machine every three months.\n"
+                            "Start a descaling cycle from Python:\n```python\nmachine.descale(tablets=1)\n```"),
+    ("machine/setup.md", "## Setup > Grinder\nThe grinder has twelve settings.\nTurn the dial clockwise for a finer grind."),
+)
 
 
 def system_prompt(code: str, style: PromptStyle = PromptStyle()) -> str:
@@ -71,9 +81,18 @@ def build_context(passages: Sequence[tuple[str, str]]) -> str:
 def build_messages(
     question: str, passages: Sequence[tuple[str, str]], *, lang: str, style: PromptStyle = PromptStyle()
 ) -> list[dict[str, str]]:
-    """The exact chat messages sent to the model: the rules, then the passages and the question."""
-    user = f"{build_context(passages)}\n\n{language(lang).question_label}{question.strip()}"
-    return [{"role": "system", "content": system_prompt(lang, style)}, {"role": "user", "content": user}]
+    """The exact chat messages sent to the model: the rules, the worked example if asked, the passages and the question.
+
+    >>> [m["role"] for m in build_messages("Q?", [("a.md", "A")], lang="en", style=PromptStyle(example=True))]
+    ['system', 'user', 'assistant', 'user']
+    """
+    label = language(lang).question_label
+    messages = [{"role": "system", "content": system_prompt(lang, style)}]
+    if style.example:
+        asked, answered = language(lang).rules.example
+        messages += [{"role": "user", "content": f"{build_context(EXAMPLE_PASSAGES)}\n\n{label}{asked}"},
+                     {"role": "assistant", "content": answered}]
+    return messages + [{"role": "user", "content": f"{build_context(passages)}\n\n{label}{question.strip()}"}]
 
 
 class Piece(NamedTuple):

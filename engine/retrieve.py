@@ -86,12 +86,13 @@ def retrieve(
     def keep(pairs: list[tuple[int, float]]) -> list[tuple[int, float]]:
         return [p for p in pairs if allowed is None or p[0] in allowed][: max(POOL, k)]
 
+    searched_densely = index.size > index.pending_chunks  # chunks not embedded yet are found by BM25 alone
     rankings: list[list[tuple[int, float]]] = []
     weights: list[float] = []
     for query in (Query(q) if isinstance(q, str) else q for q in queries):
         if not query.text.strip():
             continue
-        if mode in ("hybrid", "dense") and (query.dense or mode == "dense"):
+        if mode in ("hybrid", "dense") and (query.dense or mode == "dense") and searched_densely:
             rankings.append(keep(index.dense.search(embedder.embed(query.text), pool)))
             weights.append(query.weight)
         if mode in ("hybrid", "bm25") and (query.lexical or mode == "bm25"):

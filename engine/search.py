@@ -34,12 +34,13 @@ class LexicalIndex(ABC):
 
 
 class FaissIndex(VectorIndex):
-    """Exact inner-product search over unit vectors (cosine similarity)."""
+    """Exact inner-product search over unit vectors (cosine similarity); ``ids`` names the rows (default 0..n-1)."""
 
-    def __init__(self, vectors: np.ndarray):
+    def __init__(self, vectors: np.ndarray, ids: np.ndarray | None = None):
         import faiss
 
         self._index = faiss.IndexFlatIP(vectors.shape[1])
+        self._ids = ids
         if len(vectors):
             self._index.add(np.ascontiguousarray(vectors, dtype=np.float32))
 
@@ -47,5 +48,6 @@ class FaissIndex(VectorIndex):
         k = min(k, self._index.ntotal)
         if k <= 0:
             return []
-        scores, ids = self._index.search(np.asarray(query, dtype=np.float32).reshape(1, -1), k)
-        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0]) if i >= 0]
+        scores, rows = self._index.search(np.asarray(query, dtype=np.float32).reshape(1, -1), k)
+        ids = rows[0] if self._ids is None else self._ids[np.maximum(rows[0], 0)]
+        return [(int(i), float(s)) for i, s, row in zip(ids, scores[0], rows[0]) if row >= 0]

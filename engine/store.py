@@ -60,6 +60,7 @@ def save_index(index: Index, folder: Path | None = None) -> Path:
         "dim": int(index.vectors.shape[1]) if index.vectors.ndim == 2 else 0,
         "chunks": len(index.chunks),
         "files": {k: list(v) for k, v in index.files.items()},
+        "pending": index.pending,
         "sha256": {name: sha256_file(tmp / name) for name in STORE_FILES},
     }
     write_text_atomic(tmp / "meta.json", json.dumps(meta, ensure_ascii=False))
@@ -103,7 +104,8 @@ def load_index(root: Path, folder: Path | None = None) -> Index | None:
             raise ValueError("the BM25 postings do not match the chunks")
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise IndexStoreError(f"The saved index in {generation} is damaged ({err}); it will be rebuilt.") from err
-    return Index(Path(meta["root"]), meta["embedder"], chunks, tokens, vectors, files, bm25)
+    return Index(Path(meta["root"]), meta["embedder"], chunks, tokens, vectors, files, bm25,
+                 [s for s in meta.get("pending", []) if s in files])
 
 
 class DiskCheckpoint:

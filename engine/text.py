@@ -147,15 +147,19 @@ def strip_citations(text: str) -> str:
 
 
 def cite(sentence: str, ids: list[int]) -> str:
-    """The sentence with exactly these citations, placed before its final punctuation.
+    """The sentence with exactly these citations, placed before its final punctuation (after an ellipsis).
 
     >>> cite("Off by default [2].", [1]), cite("默认不会。", [1, 3]), cite("No mark", [2])
     ('Off by default [1].', '默认不会 [1][3]。', 'No mark [2]')
+    >>> cite("You need to do so explicitly...", [1]), cite("Invalid SSL cases... [1].", [1])
+    ('You need to do so explicitly... [1]', 'Invalid SSL cases... [1]')
     """
-    bare = strip_citations(sentence).rstrip()
+    bare = re.sub(r"(\.\.\.|…)\s*\.$", r"\1", strip_citations(sentence).rstrip())
     marks = "".join(f"[{i}]" for i in ids)
     if not marks:
         return bare
+    if bare.endswith(("...", "…")):
+        return f"{bare} {marks}"
     if bare and bare[-1] in "。！？.!?":
         return f"{bare[:-1]} {marks}{bare[-1]}"
     return f"{bare} {marks}"
@@ -273,10 +277,12 @@ def heading_title(raw: str) -> str:
 
 # --- identifiers and numbers ----------------------------------------------------------------
 _IDENT = re.compile(
-    r"[A-Za-z_][\w]*(?:[./][\w]+)+(?:\(\))?"  # httpx.Client, HTTP/3, response.next_request()
-    r"|[A-Za-z]*_[\w]+(?:=\w+)?"  # follow_redirects, follow_redirects=True
+    r"[A-Za-z_]\w*(?:\.\w+)+(?:\(\))?"  # httpx.Client, response.next_request()
+    r"|[A-Za-z]+/\d+(?:\.\d+)?|[A-Z]{2,}/[A-Z0-9]+"  # HTTP/3, HTTP/1.1, TCP/IP (not "and/or")
+    r"|[A-Za-z]*_\w+(?:=\w+)?"  # follow_redirects, follow_redirects=True
     r"|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*"  # camelCase, CamelCase
-    r"|\b\d{2,}\b"  # numbers like 503 or 2048
+    r"|\b\d{2,}\b",  # numbers like 503 or 2048
+    re.ASCII,  # a name ends where the letters of another script begin ("FastAPIで…")
 )
 
 

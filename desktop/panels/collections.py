@@ -92,16 +92,27 @@ class CollectionsPanel(QWidget):
         self.cancel_button.setEnabled(True)
 
     def show_progress(self, root: str, stage: str, done: int, total: int) -> None:
-        verb, unit = ("Reading", "files") if stage == "chunk" else ("Embedding", "chunks")
-        self.label.setText(f"{verb} {done:,}/{total:,} {unit} — {Path(root).name}")
+        name = Path(root).name
+        if stage == "chunk":
+            self.label.setText(f"Reading {done:,}/{total:,} files — {name}")
+        elif stage == "searchable":
+            self.label.setText(f"Searchable — {name}; embedding {done:,} / {total:,}")
+        else:
+            self.label.setText(f"Searchable — {name}; embedding {done:,} / {total:,} passages")
+            self.cancel_button.setEnabled(True)
         share = done / total if total else 1.0  # reading files is the first 10%, embedding the other 90%
         self.progress.setValue(int(10 * share) if stage == "chunk" else 10 + int(90 * share))
 
     def show_indexed(self, report) -> None:
+        changed = f"+{report.added} ~{report.updated} −{report.removed}"
+        languages = f" · languages {', '.join(report.languages)}" if report.languages else ""
+        text = f"{report.files} files, {report.chunks} chunks ({changed}) in {report.seconds:.1f} s{languages}"
+        if report.pending:
+            self.label.setText(f"Searchable now (by words); embedding {report.pending:,} passages in the background — {text}")
+            return
         self.progress.setValue(100)
         self.cancel_button.setEnabled(False)
-        changed = f"+{report.added} ~{report.updated} −{report.removed}"
-        self.label.setText(f"{report.files} files, {report.chunks} chunks ({changed}) in {report.seconds:.1f} s")
+        self.label.setText(text)
 
     def show_stopped(self) -> None:
         self.cancel_button.setEnabled(False)

@@ -7,7 +7,8 @@ import pytest
 from repobot.desktop.settings import SettingsStore
 from repobot.desktop.tasks import Busy
 from repobot.desktop.window import MainWindow
-from tests.conftest import FakeLLM, register_fake_llm
+from repobot.engine.registry import register_embedder
+from tests.conftest import FakeEmbedder, FakeLLM, register_fake_llm
 
 ANSWER = "HTTPX does not follow redirects by default [1]. Pass `follow_redirects=True` to enable it [1]."
 
@@ -198,3 +199,36 @@ def test_a_question_asked_while_indexing_waits_for_the_complete_index(window, qt
     assert any("complete index" in s for s in statuses)
     qtbot.waitUntil(lambda: bool(c.turns) and idle(c), timeout=20000)
     assert c.turns[-1].answer.question == "Does HTTPX follow redirects by default?"
+
+
+class SlowEmbedder(FakeEmbedder):
+    """The fake embedder, slowed down, so that a question can arrive while a folder is still being embedded."""
+
+    name = "slow-fake-embedder"
+
+    def embed_many(self, texts, **kwargs):
+        time.sleep(0.3)
+        return super().embed_many(texts, **kwargs)
+
+
+def test_a_new_folder_answers_at_once_by_words_while_it_is_embedded(qtbot, docs, settings_path):
+    for n in range(12):  # a bigger folder: a dozen pages, each its own group to embed
+        (docs / f"page{n}.md").write_text(f"# Page {n}\n\nProxy settings number {n} for the client.\n" * 20, encoding="utf-8")
+    register_embedder("slow-fake", SlowEmbedder)
+    win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="slow-fake",
+                     model=register_fake_llm(FakeLLM(ANSWER)))
+    qtbot.addWidget(win)
+    win.show()
+    c = win.controller
+    qtbot.waitUntil(lambda: c.models_ok and c.active in c.indexed_reports, timeout=20000)
+    assert c.tasks.waiting(Busy.EMBEDDING) and "Searchable" in win.collections.label.text()
+    assert win.ask("Does HTTPX follow redirects by default?")
+    qtbot.waitUntil(lambda: len(c.turns) == 1, timeout=20000)
+    turn = c.turns[0]
+    assert c.tasks.waiting(Busy.EMBEDDING)  # answered before the embedding ended
+    assert any("found by their words alone (BM25)" in note for note in turn.answer.notes)
+    assert "guide/redirects.md" in {h.chunk.source for h in turn.answer.retrieved}
+    qtbot.waitUntil(lambda: not c.tasks.waiting(Busy.EMBEDDING), timeout=60000)
+    assert c.indexed_reports[c.active].pending == 0
+    assert not any("BM25" in note for note in ask_and_wait(qtbot, win).answer.notes)
+    win.close()

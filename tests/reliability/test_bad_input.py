@@ -67,7 +67,7 @@ def test_long_and_strange_questions_are_cleaned_and_reported(docs, fake_embedder
     for question in ["Redirects\x1b[31m?\x07", "ريدايركت؟ リダイレクト？ 重定向？ редирект?", "redirects " * 10_000]:
         answer = pipe.ask(question)
         assert answer.verdict in ("verified", "extractive", "not_found")
-        assert "\x1b" not in answer.prompt[1]["content"]
+        assert "\x1b" not in answer.prompt[-1]["content"]
 
 
 def test_cli_long_question_gives_an_answer_not_a_traceback(docs):

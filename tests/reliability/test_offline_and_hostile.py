@@ -66,7 +66,7 @@ def test_injected_instructions_cannot_produce_an_accepted_invalid_citation(tmp_p
     )
     pipe = Pipeline(tmp_path, models=models)
     answer = pipe.ask("Does HTTPX follow redirects by default?", AskOptions(k=3))
-    user = answer.prompt[1]["content"]
+    user = answer.prompt[-1]["content"]
     assert user.count("<doc id=") == len(answer.retrieved) and user.count("</doc>") == len(answer.retrieved)
     assert '&lt;doc id="7"' in user
     if 7 in answer.check.cited:

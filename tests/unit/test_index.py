@@ -3,14 +3,21 @@ import pytest
 
 from repobot.engine.errors import Cancelled, IndexStoreError
 from repobot.engine.bm25 import Bm25Index
-from repobot.engine.index import update_index
-from repobot.engine.store import load_index, save_index, store_dir
+from repobot.engine.index import embed_pending, update_index
+from repobot.engine.store import DiskCheckpoint, load_index, save_index, store_dir
 from repobot.engine.load import load_corpus
 from repobot.engine.retrieve import retrieve
 
 
+def build(docs, embedder, previous=None):
+    """Both steps: searchable, then embedded."""
+    index, report = update_index(load_corpus(docs), embedder, previous)
+    list(embed_pending(index, embedder))
+    return index, report
+
+
 def test_build_search_and_persist(docs, fake_embedder):
-    index, report = update_index(load_corpus(docs), fake_embedder)
+    index, report = build(docs, fake_embedder)
     assert sorted(report.added) == ["guide/redirects.md", "timeouts.md"]
     assert index.vectors.shape == (len(index.chunks), fake_embedder.dim)
     hits = retrieve(index, fake_embedder, ["follow_redirects"], mode="bm25")
@@ -21,20 +28,40 @@ def test_build_search_and_persist(docs, fake_embedder):
 
 
 def test_incremental_edit_delete_rename(docs, fake_embedder):
-    first, _ = update_index(load_corpus(docs), fake_embedder)
+    first, _ = build(docs, fake_embedder)
     (docs / "timeouts.md").write_text("# Timeouts\n\nChanged text.\n")
     second, report = update_index(load_corpus(docs), fake_embedder, first)
-    assert report.updated == ["timeouts.md"] and report.embedded_chunks == 1
+    assert report.updated == ["timeouts.md"] and second.pending == ["timeouts.md"] and second.pending_chunks == 1
+    list(embed_pending(second, fake_embedder))
     (docs / "guide" / "redirects.md").rename(docs / "moved.md")
     third, report = update_index(load_corpus(docs), fake_embedder, second)
     assert report.added == ["moved.md"] and report.removed == ["guide/redirects.md"]
-    assert report.embedded_chunks == 0  # same content, new name: vectors reused
+    assert third.pending == []  # same content, new name: vectors reused
     assert {c.source for c in third.chunks} == {"moved.md", "timeouts.md"}
+
+
+def test_searchable_before_embedding_and_dense_as_files_arrive(docs, fake_embedder):
+    index, _ = update_index(load_corpus(docs), fake_embedder)
+    assert sorted(index.pending) == ["guide/redirects.md", "timeouts.md"] and not index.embedded.any()
+    hits = retrieve(index, fake_embedder, ["timeout"], mode="hybrid")
+    assert hits[0].chunk.source == "timeouts.md"  # BM25 alone, at once
+    steps = list(embed_pending(index, fake_embedder, group=1))
+    assert [done for done, _ in steps] == sorted(done for done, _ in steps) and steps[-1][0] == steps[-1][1]
+    assert index.pending == [] and index.embedded.all()
+
+
+def test_killed_embedding_resumes_from_its_checkpoint(docs, fake_embedder, tmp_path):
+    checkpoint = DiskCheckpoint(tmp_path / "partial", fake_embedder.name)
+    index, _ = update_index(load_corpus(docs), fake_embedder, checkpoint=checkpoint)
+    first = index.pending[0]
+    next(embed_pending(index, fake_embedder, checkpoint=checkpoint, group=1))  # one file done, then "killed"
+    again, _ = update_index(load_corpus(docs), fake_embedder, checkpoint=checkpoint)
+    assert first not in again.pending and len(again.pending) == 1
 
 
 @pytest.mark.parametrize("name", ["vectors.npy", "chunks.jsonl", "bm25.npz"])
 def test_corrupt_store_is_detected(docs, fake_embedder, name):
-    index, _ = update_index(load_corpus(docs), fake_embedder)
+    index, _ = build(docs, fake_embedder)
     generation = save_index(index)
     with open(generation / name, "r+b") as fh:
         fh.truncate(100)
@@ -43,7 +70,7 @@ def test_corrupt_store_is_detected(docs, fake_embedder, name):
 
 
 def test_saved_postings_search_like_a_fresh_fit(docs, fake_embedder):
-    index, _ = update_index(load_corpus(docs), fake_embedder)
+    index, _ = build(docs, fake_embedder)
     save_index(index)
     loaded = load_index(docs)
     assert loaded.bm25 is not None  # loaded from the saved postings, not fitted again
@@ -52,7 +79,7 @@ def test_saved_postings_search_like_a_fresh_fit(docs, fake_embedder):
 
 
 def test_cancel_leaves_the_saved_index_alone(docs, fake_embedder):
-    index, _ = update_index(load_corpus(docs), fake_embedder)
+    index, _ = build(docs, fake_embedder)
     save_index(index)
     with pytest.raises(Cancelled):
         update_index(load_corpus(docs), fake_embedder, cancelled=lambda: True)
@@ -65,7 +92,7 @@ def test_version_filter(tmp_path, fake_embedder):
     (tmp_path / "v2").mkdir()
     (tmp_path / "v1" / "a.md").write_text("# Redirects\nRedirects are followed.")
     (tmp_path / "v2" / "a.md").write_text("# Redirects\nRedirects are not followed.")
-    index, _ = update_index(load_corpus(tmp_path), fake_embedder)
+    index, _ = build(tmp_path, fake_embedder)
     hits = retrieve(index, fake_embedder, ["redirects"], version="v2")
     assert [h.chunk.source for h in hits] == ["v2/a.md"]
 
@@ -76,7 +103,7 @@ def test_page_languages_and_the_primary_language(tmp_path, fake_embedder):
     (tmp_path / "en" / "a.md").write_text("# Redirects\nHTTPX does not follow redirects by default.")
     (tmp_path / "zh" / "a.md").write_text("# 重定向\nHTTPX 默认不会跟随重定向。")
     (tmp_path / "zh" / "b.md").write_text("# 超时\n默认超时是五秒。")
-    index, _ = update_index(load_corpus(tmp_path), fake_embedder)
+    index, _ = build(tmp_path, fake_embedder)
     assert index.languages == {"zh": 2, "en": 1}
     assert index.primary_language == "en"  # the original, even where translations outnumber it
     assert index.has("httpx") and not index.has("HTTP/3")
