@@ -14,6 +14,7 @@ first, on Linux only, and imports no Qt:
    ``ldd`` exists, ``ldd`` (the loader itself) has the last word.
 3. Name the missing libraries, the ``sudo apt install`` and ``sudo dnf install``
    commands that provide them.
+4. With X11, check that something answers at ``DISPLAY`` (Qt aborts when nothing does).
 
 ``REPOBOT_QXCB_PLUGIN`` points the check at another plugin file (for tests);
 ``REPOBOT_SKIP_PREFLIGHT=1`` turns the check off.
@@ -32,6 +33,7 @@ import mmap
 import os
 import re
 import shutil
+import socket
 import struct
 import subprocess
 import sys
@@ -158,6 +160,62 @@ def display_problem(env: Mapping[str, str]) -> str | None:
         return NO_DISPLAY
     wayland = " (on Wayland, set QT_QPA_PLATFORM=wayland)" if env.get("WAYLAND_DISPLAY") else ""
     return NO_X_DISPLAY.format(wayland=wayland)
+
+
+def x_address(display: str) -> tuple[int, str | tuple[str, int]] | None:
+    """(socket family, address) where the X server of a ``DISPLAY`` value listens, as libxcb connects;
+    None for forms this check leaves to Qt (a socket path, another protocol).
+
+    >>> x_address(":1") == (socket.AF_UNIX, "/tmp/.X11-unix/X1")
+    True
+    >>> x_address("localhost:10.0") == (socket.AF_INET, ("localhost", 6010))
+    True
+    """
+    match = re.fullmatch(r"(?:(tcp|unix)/)?(\[[^\]]*\]|[^:/]*):(\d+)(?:\.\d+)?", display.strip())
+    if not match:
+        return None
+    protocol, host, number = match.group(1), match.group(2).strip("[]"), int(match.group(3))
+    if protocol == "unix" or (not protocol and host in ("", "unix")):
+        return socket.AF_UNIX, f"/tmp/.X11-unix/X{number}"
+    return socket.AF_INET, (host or "localhost", 6000 + number)
+
+
+def x_server_answers(display: str, timeout: float = 3.0) -> bool:
+    """Whether something accepts connections where ``DISPLAY`` points (True when this check cannot tell).
+
+    A local display is a socket in /tmp/.X11-unix or, on Linux, the same name in the abstract namespace.
+
+    >>> x_server_answers(":64999")
+    False
+    """
+    address = x_address(display)
+    if address is None:
+        return True
+    family, where = address
+    targets = [where, "\0" + where] if family == socket.AF_UNIX else [where]
+    for target in targets:
+        try:
+            if family == socket.AF_UNIX:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                    sock.settimeout(timeout)
+                    sock.connect(target)
+            else:
+                socket.create_connection(target, timeout=timeout).close()
+            return True
+        except OSError:
+            continue
+    return False
+
+
+def unreachable_display_message(display: str) -> str:
+    """The one line to print when no X server answers at ``DISPLAY``.
+
+    >>> print(unreachable_display_message(":7"))  # doctest: +ELLIPSIS
+    repobot: no X server answers on display :7 (DISPLAY=:7). Start RepoBot in a desktop session, ...
+    """
+    return (f"repobot: no X server answers on display {display} (DISPLAY={display}). Start RepoBot in a desktop "
+            'session, ask in the terminal with `repobot ask "QUESTION"`, or run the window without a screen '
+            "with QT_QPA_PLATFORM=offscreen.")
 
 
 # ---- a small ELF reader: what a shared library needs, and where it says to look
@@ -389,7 +447,7 @@ def missing_libraries(roots: Iterable[str | os.PathLike], search: Search) -> dic
             if name in missing:
                 missing[name].append(os.path.basename(path))
                 continue
-            where = _locate(name, dirs, search, kind or (elf.bits, elf.machine))
+            where = locate(name, dirs, search, kind or (elf.bits, elf.machine))
             if where is None:
                 missing[name] = [os.path.basename(path)]
             else:
@@ -398,7 +456,12 @@ def missing_libraries(roots: Iterable[str | os.PathLike], search: Search) -> dic
     return missing
 
 
-def _locate(name: str, dirs: list[str], search: Search, kind: tuple[int, int]) -> str | None:
+def locate(name: str, dirs: list[str], search: Search, kind: tuple[int, int]) -> str | None:
+    """Where the loader finds library ``name`` of this (bits, machine) kind: ``dirs`` first, then ``search``; or None.
+
+    >>> locate("libdoesnotexist.so.9", [], Search((), {}, ("/usr/lib",)), (64, 62)) is None
+    True
+    """
     if "/" in name:
         return name if elf_kind(name) == kind else None
     candidates = [os.path.join(d, name) for d in dirs]
@@ -544,7 +607,11 @@ def check(env: Mapping[str, str] | None = None) -> str | None:
         if confirmed is not None:
             missing = {name: by for name, by in missing.items() if name in confirmed}
             missing.update({name: [] for name in confirmed if name not in missing})
-    return missing_message(missing) if missing else None
+    if missing:
+        return missing_message(missing)
+    if qt_platform(env) == "xcb" and not x_server_answers(env["DISPLAY"]):
+        return unreachable_display_message(env["DISPLAY"])
+    return None
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ ends in a message that says what to do and exit code 2; never an abort, a core d
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -129,3 +130,22 @@ def test_an_explicit_platform_and_a_wayland_session_skip_the_x11_checks():
     assert preflight.display_problem({"WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "wayland"}) is None
     assert preflight.files_to_check({"QT_QPA_PLATFORM": "offscreen"}, None) == []
     assert preflight.check(gui_env(QT_QPA_PLATFORM="offscreen")) is None  # as `make test` runs the window
+
+
+def test_a_display_nobody_listens_on_is_found_before_qt_aborts():
+    number = 60000 + os.getpid() % 5000
+    assert not preflight.x_server_answers(f":{number}")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:  # an X server's abstract socket, no file
+        server.bind(f"\0/tmp/.X11-unix/X{number}")
+        server.listen(1)
+        assert preflight.x_server_answers(f":{number}") and preflight.x_server_answers(f"unix:{number}.0")
+
+
+@needs_plugin
+def test_repobot_gui_with_no_x_server_at_display_exits_2_with_one_line():
+    # The offscreen plugin stands in for a healthy xcb plugin: its libraries load wherever `make test` runs.
+    healthy = PYSIDE / "Qt" / "plugins" / "platforms" / "libqoffscreen.so"
+    result = repobot_gui(gui_env(DISPLAY=":64999", REPOBOT_QXCB_PLUGIN=str(healthy)))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert "no X server answers on display :64999" in result.stderr and "repobot ask" in result.stderr
