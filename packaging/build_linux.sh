@@ -41,7 +41,10 @@ rm -rf "$BUNDLE"/_internal/torch/include "$BUNDLE"/_internal/torch/share/cmake 2
 step "Depends: the system libraries the bundle's ELF files need and do not carry, and their Debian packages"
 # Read from the bundle (DT_NEEDED, then `dpkg -S` on this machine), never written by hand: the build stops
 # here when a needed library is not installed or belongs to no package.
-if ! DEPENDS=$("$VENV/bin/python" packaging/deb_depends.py "$BUNDLE"); then
+# --also: what no DT_NEEDED shows. The bundled libfontconfig reads /etc/fonts/fonts.conf, and fontconfig-config
+# brings that and, through its own Depends, a font (fonts-dejavu-core or another); without them Qt draws every
+# letter as a box.
+if ! DEPENDS=$("$VENV/bin/python" packaging/deb_depends.py "$BUNDLE" --also fontconfig-config); then
   echo "build stopped: the package's dependencies are incomplete (see above)" >&2
   exit 1
 fi

@@ -7,7 +7,10 @@ system: each is found on the build machine as the loader would find it, and
 ``dpkg -S`` names the Debian package that owns it. libc6 gets a version floor:
 the newest ``GLIBC_x.y`` symbol version any file asks for.
 
-    python packaging/deb_depends.py BUNDLE_DIR     # prints the Depends value; the mapping goes to stderr
+    python packaging/deb_depends.py BUNDLE_DIR [--also PACKAGE ...]   # prints the Depends value; the mapping goes to stderr
+
+``--also`` adds what no DT_NEEDED shows: data the bundled libraries read from
+the system (the bundled libfontconfig needs /etc/fonts and a font).
 
 Exits with 1, naming the libraries and the files that need them, when a
 library is not on the build machine or no package owns it: a package must not
@@ -22,6 +25,7 @@ install cleanly and then fail to start.
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
@@ -107,10 +111,13 @@ def depends_line(packages: Iterable[str], floor: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1 or not Path(argv[0]).is_dir():
-        print("usage: deb_depends.py BUNDLE_DIR", file=sys.stderr)
-        return 2
-    root = Path(argv[0]).resolve()
+    parser = argparse.ArgumentParser(prog="deb_depends.py", description="The .deb's Depends, read from the bundle.")
+    parser.add_argument("bundle", type=Path, help="the PyInstaller one-folder bundle")
+    parser.add_argument("--also", nargs="*", default=[], metavar="PACKAGE", help="packages no DT_NEEDED shows")
+    args = parser.parse_args(argv)
+    if not args.bundle.is_dir():
+        parser.error(f"no such folder: {args.bundle}")
+    root = args.bundle.resolve()
     elves = bundle_elves(root)
     needs = outside_needs(root, elves, carried(root, elves))
     kind = elf_kind(root / "repobot") or next(iter({(e.bits, e.machine) for e in elves.values()}), (64, 62))
@@ -133,7 +140,7 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
         print("\n".join(failures), file=sys.stderr)
         return 1
-    print(depends_line(packages, glibc_floor(elves.values())))
+    print(depends_line(packages | set(args.also), glibc_floor(elves.values())))
     return 0
 
 

@@ -35,8 +35,9 @@ def library(folder: Path, name: str, *links: str) -> Path:
     return path
 
 
-def run(bundle: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPT), str(bundle)], capture_output=True, text=True, timeout=120)
+def run(bundle: Path, *options: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), str(bundle), *options], capture_output=True, text=True,
+                          timeout=120)
 
 
 @needs_tools
@@ -45,10 +46,11 @@ def test_a_system_library_becomes_its_package_and_a_carried_one_does_not(tmp_pat
     (bundle / "lib").mkdir(parents=True)
     carried = library(bundle / "lib", "libcarried.so.1")
     library(bundle, "libapp.so", str(carried), "-lz")
-    result = run(bundle)
+    result = run(bundle, "--also", "fontconfig-config")
     assert result.returncode == 0, result.stderr
     depends = result.stdout.strip().split(", ")
-    assert depends[0].startswith("libc6 (>= 2.") and "zlib1g" in depends
+    assert depends[0].startswith("libc6 (>= 2.") and "zlib1g" in depends and "fontconfig-config" in depends
+    assert depends[1:] == sorted(depends[1:])
     assert not any("carried" in d for d in depends)
 
 
