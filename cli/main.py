@@ -319,6 +319,12 @@ def cmd_models(args) -> int:
 
 
 def cmd_gui(args) -> int:
+    from repobot.desktop.preflight import check
+
+    problem = check()  # before Qt loads: Qt aborts the process when its platform plugin cannot load
+    if problem:
+        print(problem, file=sys.stderr)
+        return EXIT_USER_ERROR
     from repobot.desktop.app import run
 
     return run(corpus=args.corpus, model=args.model, ask=args.ask, screenshot=args.screenshot,

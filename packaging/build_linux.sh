@@ -38,6 +38,18 @@ BUNDLE=$BUILD/dist/repobot
 find "$BUNDLE" -name '__pycache__' -prune -exec rm -rf {} + 2>/dev/null || true
 rm -rf "$BUNDLE"/_internal/torch/include "$BUNDLE"/_internal/torch/share/cmake 2>/dev/null || true
 
+step "Depends: the system libraries the bundle's ELF files need and do not carry, and their Debian packages"
+# Read from the bundle (DT_NEEDED, then `dpkg -S` on this machine), never written by hand: the build stops
+# here when a needed library is not installed or belongs to no package.
+# --also: what no DT_NEEDED shows. The bundled libfontconfig reads /etc/fonts/fonts.conf, and fontconfig-config
+# brings that and, through its own Depends, a font (fonts-dejavu-core or another); without them Qt draws every
+# letter as a box.
+if ! DEPENDS=$("$VENV/bin/python" packaging/deb_depends.py "$BUNDLE" --also fontconfig-config); then
+  echo "build stopped: the package's dependencies are incomplete (see above)" >&2
+  exit 1
+fi
+echo "Depends: $DEPENDS"
+
 step "tarball"
 TAR=dist/repobot-$VERSION-linux-x86_64.tar.gz
 tar -C "$BUILD/dist" -czf "$TAR" repobot
@@ -59,7 +71,7 @@ Section: utils
 Priority: optional
 Architecture: amd64
 Installed-Size: $SIZE_KB
-Depends: libc6 (>= 2.31), libgl1, libegl1, libfontconfig1, libxkbcommon0, libxkbcommon-x11-0, libxcb-cursor0, libdbus-1-3
+Depends: $DEPENDS
 Maintainer: RepoBot developers <repobot@localhost>
 Description: Offline, cited answers about a folder of markdown documentation
  RepoBot runs a local language model and local embeddings to answer questions
@@ -72,3 +84,4 @@ fakeroot dpkg-deb --build -Zxz "$STAGE" "dist/repobot_${VERSION}_amd64.deb" >/de
 step "done"
 ls -la dist/
 du -sh "$BUNDLE" | sed 's/^/unpacked bundle: /'
+echo "Depends: $DEPENDS"

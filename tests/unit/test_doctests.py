@@ -1,4 +1,4 @@
-"""Every engine module's worked examples (docstrings) hold, and the desktop's pure ones (render, tasks, settings, watch)."""
+"""Every engine module's worked examples (docstrings) hold, and the desktop's pure ones (render, tasks, settings, watch, preflight)."""
 
 import doctest
 import importlib
@@ -9,7 +9,8 @@ import pytest
 import repobot.engine as engine
 
 MODULES = [f"repobot.engine.{m.name}" for m in pkgutil.iter_modules(engine.__path__)]
-MODULES += ["repobot.desktop.render", "repobot.desktop.tasks", "repobot.desktop.settings", "repobot.desktop.watch"]
+MODULES += ["repobot.desktop.render", "repobot.desktop.tasks", "repobot.desktop.settings", "repobot.desktop.watch",
+            "repobot.desktop.preflight"]
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))

@@ -27,7 +27,7 @@ def tree(tmp_path):
 def test_the_real_tree_keeps_every_contract():
     result = lint(ROOT)
     assert result.returncode == 0, result.stdout
-    assert "3 kept, 0 broken" in result.stdout
+    assert "4 kept, 0 broken" in result.stdout
 
 
 def test_the_engine_importing_qt_is_caught(tree):
@@ -42,3 +42,10 @@ def test_a_lower_layer_importing_a_higher_one_is_caught(tree):
         fh.write("\nfrom .pipeline import Pipeline  # a violation on purpose\n")
     result = lint(tree)
     assert result.returncode != 0 and "engine.chunk is not allowed to import engine.pipeline" in result.stdout
+
+
+def test_the_preflight_check_importing_qt_is_caught(tree):
+    with open(tree / "desktop" / "preflight.py", "a") as fh:
+        fh.write("\nfrom PySide6.QtGui import QGuiApplication  # a violation on purpose\n")
+    result = lint(tree)
+    assert result.returncode != 0 and "desktop.preflight -> PySide6" in result.stdout
