@@ -15,7 +15,9 @@ question of a fresh model (nothing cached) and ``ttft_cached_ms`` the second
 
 ``--levers`` also measures what each speed lever buys on these questions:
 passages trimmed for the prompt or whole, prompt-lookup speculative decoding,
-and llama.cpp's thread count and batch size.
+the RAM cache of evaluated prompts (which keeps the rules and worked example
+ready after a translation came in between), and llama.cpp's thread count and
+batch size.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ QUESTIONS = [
     "How do I set a base URL on a client?",
     "How can I mock responses in tests?",
     "How do I limit the number of connections?",
-    "How do I add event hooks?",
+    "httpx 默认会自动跟随重定向吗？怎么开启？",
+    "Comment utiliser un proxy avec httpx ?",
 ]
 
 
@@ -156,8 +159,9 @@ def levers(pipe, questions, options) -> dict:
     for trim in (2, 3, 4):
         out[f"passages trimmed to {trim} sentences"] = measure_answers(pipe, questions, replace(options, trim=trim))
     default = pipe.models._llm
-    for name, tuning in (("prompt lookup 10", Tuning(prompt_lookup=10)), ("1 thread", Tuning(threads=1)),
-                         ("batch 128", Tuning(batch=128)), ("batch 2048", Tuning(batch=2048))):
+    for name, tuning in (("prompt lookup 10", Tuning(prompt_lookup=10)), ("no state cache", Tuning(state_cache_mb=0)),
+                         ("1 thread", Tuning(threads=1)), ("batch 128", Tuning(batch=128)),
+                         ("batch 2048", Tuning(batch=2048))):
         pipe.models._llm = LlamaCppLLM(resolve_model(None), tuning=tuning)
         out[name] = measure_answers(pipe, questions, options)
     pipe.models._llm = default

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Sequence
 
 from markdown_it import MarkdownIt
 

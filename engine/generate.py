@@ -74,6 +74,8 @@ class Tuning(NamedTuple):
     threads: int = 0  # 0: one per physical core
     batch: int = 512  # prompt tokens evaluated per step
     prompt_lookup: int = 0  # draft tokens guessed from the prompt (prompt-lookup speculative decoding); 0: off
+    state_cache_mb: int = 256  # evaluated prompts kept in RAM: a prompt that starts like an earlier one resumes
+    # from it (the rules and worked example of every answer, after a translation or rewrite came in between)
 
 
 class LlamaCppLLM(LLM):
@@ -102,6 +104,10 @@ class LlamaCppLLM(LLM):
                 model_path=str(path), n_ctx=n_ctx, n_threads=tuning.threads or physical_cores(),
                 n_batch=tuning.batch, seed=seed, draft_model=draft, verbose=False,
             )
+            if tuning.state_cache_mb:
+                from llama_cpp import LlamaRAMCache
+
+                self._llama.set_cache(LlamaRAMCache(capacity_bytes=tuning.state_cache_mb << 20))
         except Exception as err:  # llama.cpp reports a bad file as a bare ValueError
             raise ModelError(
                 f"llama.cpp could not load {path.name} ({str(err).splitlines()[0][:100] or type(err).__name__}). "

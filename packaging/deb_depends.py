@@ -33,7 +33,8 @@ import sys
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from repobot.desktop.preflight import PACKAGES, Elf, elf_kind, locate, read_elf, system_search
+from repobot.desktop.elf import Elf, elf_kind, locate, read_elf, system_search
+from repobot.desktop.preflight import PACKAGES
 
 GLIBC_MINIMUM = "2.17"  # the floor when no file names a newer glibc symbol version
 

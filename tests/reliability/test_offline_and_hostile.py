@@ -65,7 +65,7 @@ def test_injected_instructions_cannot_produce_an_accepted_invalid_citation(tmp_p
         encoding="utf-8",
     )
     pipe = Pipeline(tmp_path, models=models)
-    answer = pipe.ask("Does HTTPX follow redirects by default?", AskOptions(k=3))
+    answer = pipe.ask("Does HTTPX follow redirects by default?", AskOptions(k=3, trim=0))  # whole passages
     user = answer.prompt[-1]["content"]
     assert user.count("<doc id=") == len(answer.retrieved) and user.count("</doc>") == len(answer.retrieved)
     assert '&lt;doc id="7"' in user

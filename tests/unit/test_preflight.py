@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from repobot.desktop import preflight
+from repobot.desktop import elf, preflight
 
 PYSIDE = preflight.pyside_dir()
 PLUGIN = PYSIDE / "Qt" / "plugins" / "platforms" / "libqxcb.so" if PYSIDE else None
@@ -57,7 +57,7 @@ def broken_plugin(tmp_path_factory) -> Path:
         stub.unlink()
     else:
         pytest.skip("neither patchelf nor gcc is installed: cannot make a plugin with a missing library")
-    assert MISSING in preflight.read_elf(copy).needed
+    assert MISSING in elf.read_elf(copy).needed
     return copy
 
 
@@ -67,9 +67,9 @@ def test_the_elf_reader_agrees_with_readelf():
         pytest.skip("readelf (binutils) is not installed")
     for path in [PLUGIN, *sorted((PYSIDE / "Qt" / "lib").glob("libQt6*.so.6"))[:8]]:
         out = subprocess.run(["readelf", "-dW", str(path)], capture_output=True, text=True, check=True).stdout
-        elf = preflight.read_elf(path)
-        assert elf.needed == tuple(re.findall(r"\(NEEDED\)\s+Shared library: \[(.*)\]", out)), path
-        assert elf.runpath == tuple(":".join(re.findall(r"\(RUNPATH\)\s+Library runpath: \[(.*)\]", out)).split(":")
+        found = elf.read_elf(path)
+        assert found.needed == tuple(re.findall(r"\(NEEDED\)\s+Shared library: \[(.*)\]", out)), path
+        assert found.runpath == tuple(":".join(re.findall(r"\(RUNPATH\)\s+Library runpath: \[(.*)\]", out)).split(":")
                                     if "RUNPATH" in out else ())
 
 
@@ -77,13 +77,13 @@ def test_the_elf_reader_agrees_with_readelf():
 def test_the_ld_cache_reader_agrees_with_ldconfig():
     out = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, check=True).stdout
     listed = set(re.findall(r"^\s+(\S+) \(.*\) => (\S+)$", out, re.M))
-    cache = preflight.parse_ld_cache(Path("/etc/ld.so.cache").read_bytes())
+    cache = elf.parse_ld_cache(Path("/etc/ld.so.cache").read_bytes())
     assert {(name, path) for name, paths in cache.items() for path in paths} == listed
 
 
 @needs_plugin
 def test_a_plugin_with_a_missing_library_names_it_and_how_to_find_it(broken_plugin):
-    missing = preflight.missing_libraries([broken_plugin], preflight.system_search())
+    missing = elf.missing_libraries([broken_plugin], elf.system_search())
     assert MISSING in missing and missing[MISSING] == ["libqxcb.so"]
     assert not any(name.startswith("libQt6") for name in missing)  # only the made-up one is not where it should be
     message = preflight.check(gui_env(DISPLAY=":99", REPOBOT_QXCB_PLUGIN=str(broken_plugin)))
@@ -105,7 +105,7 @@ def test_repobot_gui_with_the_broken_plugin_exits_2_with_the_message(broken_plug
 def test_every_system_library_qt_needs_maps_to_apt_and_dnf_packages():
     # Nothing but the libraries' own RUNPATHs to search: everything Qt takes from the system shows up as missing.
     files = preflight.files_to_check({"DISPLAY": ":0"}, PYSIDE)
-    missing = preflight.missing_libraries(files, preflight.Search((), {}, ()))
+    missing = elf.missing_libraries(files, elf.Search((), {}, ()))
     assert {"libxcb-icccm.so.4", "libxcb-keysyms.so.1", "libxcb-cursor.so.0", "libX11-xcb.so.1"} <= set(missing)
     assert not any(name.startswith("libQt6") for name in missing)  # PySide6's own, found through $ORIGIN
     debian, fedora, unknown = preflight.packages_for(missing)
