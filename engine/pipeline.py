@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, NamedTuple, Sequence, Union
 
-from .answer import Choice, choose, extractive, not_found
+from .answer import Choice, choose, evidence, extractive, not_found
 from .check import check_citations
 from .collection import Collection
 from .errors import RepoBotError
@@ -205,7 +205,7 @@ class Pipeline:
             notes.append(f"Still embedding this folder: {done:,} of {index.size:,} passages are searched by meaning so "
                          "far; the others were found by their words alone (BM25).")
         answer = Answer(question, lang, self.models.llm_label, [], hits, searched_for=found.searched_for or question,
-                        notes=notes + self.collection.notes, timings=timings)
+                        notes=notes + self.collection.notes, timings=timings, evidence=evidence(ranked))
         verdict_gate = gate(asked, [h.chunk.text for h in hits], index, rewritten=rewritten,
                             same_language=detect_language(question) == index.primary_language)
         if options.gate and not verdict_gate.covered:

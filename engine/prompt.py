@@ -134,11 +134,23 @@ def trim_passage(heading: str, pieces: Sequence[Piece], *, sentences: int = 3) -
         if position != last + 1:
             lines.append("…")
         piece = by_position[position]
-        lines += ["```", piece.text, "```"] if piece.is_code else [piece.text]
+        after = by_position.get(position + 1)
+        text = introducing(piece.text) if after is not None and after.is_code and after.position in chosen else piece.text
+        lines += ["```", piece.text, "```"] if piece.is_code else [text]
         last = position
     if by_position and last != max(by_position):
         lines.append("…")
     return "\n".join(lines)
+
+
+def introducing(sentence: str) -> str:
+    """A sentence that leads into code ends with a colon: documentation often writes "..." there, which a
+    small model takes for the end of the thought and stops before the code.
+
+    >>> introducing("You can disable verification completely..."), introducing("Or disable it:")
+    ('You can disable verification completely:', 'Or disable it:')
+    """
+    return re.sub(r"\s*(\.\.\.|…)$", ":", sentence.rstrip())
 
 
 TAG_COST = 12  # tokens of one <doc id="n" source="…"> wrapper

@@ -1,8 +1,9 @@
 """Registry: language models and embedders found by id, behind one seam.
 
-Built in: the embedders ``int8`` (the default), ``onnx`` and ``torch``
-(all-MiniLM-L6-v2 three ways), and every GGUF chat model, by path or by file
-name in a models folder. Tests register deterministic fakes under their own
+Built in: the embedders ``int8``, ``onnx`` and ``torch`` (all-MiniLM-L6-v2
+three ways; the default is the one measured fastest on this machine, see
+``engine/embedders.py``), and every GGUF chat model, by path or by file name
+in a models folder. Tests register deterministic fakes under their own
 ids, as simonw/llm's tests do, and the rest of RepoBot never knows the difference.
 
 ``ModelSet`` holds the two a session uses, each loaded on first use, once,
@@ -19,12 +20,12 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from .embed import Embedder, OnnxEmbedder, SentenceTransformerEmbedder, default_embedding_model_dir
+from . import embedders
+from .embed import Embedder
 from .errors import ModelError
 from .generate import LLM, LlamaCppLLM
 from .models import resolve_model
 
-DEFAULT_EMBEDDER = "int8"  # benchmarks/embed_speed.py and `repobot eval` back this choice
 N_CTX = 4096
 
 _EMBEDDERS: dict[str, Callable[[], Embedder]] = {}
@@ -43,24 +44,13 @@ def embedder_ids() -> list[str]:
     return list(_EMBEDDERS)
 
 
-def _onnx(int8: bool) -> Callable[[], Embedder]:
-    def make() -> Embedder:
-        from .onnx_export import onnx_model
-
-        model_dir = default_embedding_model_dir()
-        return OnnxEmbedder(onnx_model(model_dir, int8), model_dir, int8)
-
-    return make
-
-
-register_embedder("int8", _onnx(True))
-register_embedder("onnx", _onnx(False))
-register_embedder("torch", SentenceTransformerEmbedder)
+for _name, _factory in embedders.FACTORIES.items():
+    register_embedder(_name, _factory)
 
 
 def load_embedder(name: str | None = None) -> Embedder:
-    """The embedder ``name``, or ``$REPOBOT_EMBEDDER``, or the default."""
-    name = (name or os.environ.get("REPOBOT_EMBEDDER") or DEFAULT_EMBEDDER).strip().lower()
+    """The embedder ``name``, or ``$REPOBOT_EMBEDDER``, or the one measured fastest here (measured once)."""
+    name = (name or os.environ.get("REPOBOT_EMBEDDER") or embedders.chosen()).strip().lower()
     if name not in _EMBEDDERS:
         raise ModelError(f"Unknown embedder {name!r}: set REPOBOT_EMBEDDER to one of {', '.join(_EMBEDDERS)}.")
     return _EMBEDDERS[name]()

@@ -49,6 +49,7 @@ class Answer:
     stop_reason: str = ""
     timings: Timings = field(default_factory=Timings)
     conversation: int | None = None  # the saved conversation it belongs to
+    evidence: float = 0.0  # how well the passages' best sentence matches the question (answer.evidence)
 
     @property
     def sources(self) -> list[Hit]:
@@ -96,6 +97,7 @@ def answer_json(a: Answer, *, full: bool = False) -> dict:
         "notes": a.notes,
         "stop_reason": a.stop_reason,
         "conversation": a.conversation,
+        "evidence": round(a.evidence, 3),
     }
 
 
@@ -119,5 +121,5 @@ def answer_from_json(d: dict) -> Answer:
         d["question"], d["language"], d["model"], d["prompt"], hits, d.get("searched_for", ""), d["model_answer"],
         FormCheck(**d["check"]), [support_from_json(s) for s in d["sentences"]],
         [support_from_json(s) for s in d["final_sentences"]], d["verdict"], d["final_answer"], d["missing_terms"],
-        d["notes"], d["stop_reason"], Timings(**d["timings"]), d.get("conversation"),
+        d["notes"], d["stop_reason"], Timings(**d["timings"]), d.get("conversation"), d.get("evidence", 0.0),
     )

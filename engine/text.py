@@ -147,7 +147,7 @@ def strip_citations(text: str) -> str:
 
 
 def cite(sentence: str, ids: list[int]) -> str:
-    """The sentence with exactly these citations, placed before its final punctuation (after an ellipsis).
+    """The sentence with exactly these citations, placed before its final punctuation or colon (after an ellipsis).
 
     >>> cite("Off by default [2].", [1]), cite("默认不会。", [1, 3]), cite("No mark", [2])
     ('Off by default [1].', '默认不会 [1][3]。', 'No mark [2]')
@@ -160,7 +160,7 @@ def cite(sentence: str, ids: list[int]) -> str:
         return bare
     if bare.endswith(("...", "…")):
         return f"{bare} {marks}"
-    if bare and bare[-1] in "。！？.!?":
+    if bare and bare[-1] in "。！？.!?:：":
         return f"{bare[:-1]} {marks}{bare[-1]}"
     return f"{bare} {marks}"
 

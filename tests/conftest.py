@@ -15,6 +15,7 @@ SHARED = ROOT.parent / "shared"
 HTTPX_DOCS = SHARED / "corpora" / "httpx" / "docs"
 FASTAPI_DOCS = SHARED / "corpora" / "fastapi" / "docs"
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("REPOBOT_EMBEDDER", "int8")  # the figures the tests expect; test_embedders.py measures the choice
 
 
 @pytest.fixture(autouse=True, scope="session")

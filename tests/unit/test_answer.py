@@ -54,3 +54,11 @@ def test_the_escape_phrase_and_weak_quotes_give_the_fixed_phrase():
     escape = [Support("文档里没有找到相关说明。", [], "exempt", {}, None, "")]
     assert choose(escape, "文档里没有找到相关说明。", RANKED, "zh").text == "文档里没有找到相关说明"
     assert extractive([(u, 0.05) for u, _ in RANKED], "en") is None
+
+
+def test_a_sentence_introducing_code_brings_the_code_the_model_left_out():
+    answer = "You can enable them per request [1]:"
+    choice = verified([sentence(answer, [1], "supported")], answer, [u for u, _ in RANKED])
+    assert choice.text == "You can enable them per request [1]:\n\n```\nclient.get(url, follow_redirects=True)\n```"
+    code = choice.sentences[-1]
+    assert code.is_code and code.cited == [1] and code.cited_by == "checker"
