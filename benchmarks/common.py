@@ -10,6 +10,23 @@ from pathlib import Path
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 
+# Questions in a user's words for the speed figures on the httpx docs (English, with a Chinese and a French one).
+HTTPX_QUESTIONS = [
+    "Does httpx follow redirects by default?",
+    "What is the default timeout?",
+    "How do I disable SSL verification?",
+    "How do I use an HTTP proxy?",
+    "Does httpx have built-in retries?",
+    "How do I enable HTTP/2?",
+    "How do I stream a large download?",
+    "What is the equivalent of requests.Session?",
+    "How do I set a base URL on a client?",
+    "How can I mock responses in tests?",
+    "How do I limit the number of connections?",
+    "httpx 默认会自动跟随重定向吗？怎么开启？",
+    "Comment utiliser un proxy avec httpx ?",
+]
+
 
 def parse_args(corpus: str, description: str, extra=None) -> argparse.Namespace:
     """Parse --corpus (default: ../shared/corpora/<corpus>/docs) and --json; exit 2 with a reason if it is absent."""

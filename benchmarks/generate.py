@@ -31,23 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import machine, parse_args, percentile, show  # noqa: E402
+from benchmarks.common import HTTPX_QUESTIONS as QUESTIONS, machine, parse_args, percentile, show  # noqa: E402
 
-QUESTIONS = [
-    "Does httpx follow redirects by default?",
-    "What is the default timeout?",
-    "How do I disable SSL verification?",
-    "How do I use an HTTP proxy?",
-    "Does httpx have built-in retries?",
-    "How do I enable HTTP/2?",
-    "How do I stream a large download?",
-    "What is the equivalent of requests.Session?",
-    "How do I set a base URL on a client?",
-    "How can I mock responses in tests?",
-    "How do I limit the number of connections?",
-    "httpx 默认会自动跟随重定向吗？怎么开启？",
-    "Comment utiliser un proxy avec httpx ?",
-]
 
 
 def bare_stream(llama, messages, max_tokens: int) -> tuple[int, float]:

@@ -15,20 +15,8 @@ import sys
 import tempfile
 import time
 
-from common import machine, parse_args, percentile, show
+from common import HTTPX_QUESTIONS as QUESTIONS, machine, parse_args, percentile, show
 
-QUESTIONS = [
-    "Does httpx follow redirects by default?",
-    "What is the default timeout?",
-    "How do I disable SSL verification?",
-    "How do I use an HTTP proxy?",
-    "Does httpx have built-in retries?",
-    "How do I enable HTTP/2?",
-    "How do I stream a response?",
-    "What is the equivalent of requests.Session?",
-    "httpx 默认会自动跟随重定向吗？",
-    "Comment utiliser un proxy avec httpx ?",
-]
 
 
 def main() -> int:

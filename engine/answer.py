@@ -104,20 +104,28 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
     return Choice("verified", text, shown)
 
 
+INTRODUCES = (":", "：", "...", "…")
+
+
 def introduced_code(s: Support, units: Sequence[Unit]) -> Unit | None:
-    """The code block that follows, in its cited passage, the unit a sentence ending in ':' or '...' repeats.
+    """The code block that the sentence a shown sentence repeats introduces, in its cited passage.
+
+    The passage's sentence must lead into the code (it ends with ':' or '...'),
+    or the shown sentence must; the model often keeps the sentence and drops the code.
 
     >>> units = [Unit(1, 0, "Disable it completely...", False), Unit(1, 1, "get(url, verify=False)", True)]
-    >>> introduced_code(Support("You can disable it completely [1]:", [1], "supported", {1: 0.9}, None, ""), units).text
+    >>> introduced_code(Support("You can disable it completely [1].", [1], "supported", {1: 0.9}, None, ""), units).text
     'get(url, verify=False)'
     """
-    bare = strip_citations(s.text).rstrip()
-    if s.is_code or not s.cited or not bare.endswith((":", "：", "...", "…")):
+    if s.is_code or not s.cited:
         return None
+    bare = strip_citations(s.text).rstrip()
     words = content_words(bare)
     same = [u for u in units if u.pid == s.cited[0] and not u.is_code]
     best = max(same, key=lambda u: len(words & content_words(u.text)), default=None)
-    if best is None or not words & content_words(best.text):
+    if best is None or len(words & content_words(best.text)) < max(2, len(words) // 2):
+        return None
+    if not (bare.endswith(INTRODUCES) or best.text.rstrip().endswith(INTRODUCES)):
         return None
     after = next((u for u in units if u.pid == best.pid and u.position == best.position + 1), None)
     return after if after is not None and after.is_code else None

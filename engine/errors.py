@@ -1,5 +1,10 @@
 """Errors meant for users: each message says what went wrong and how to fix it."""
 
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
 
 class RepoBotError(Exception):
     """A problem the user can fix; ``str(err)`` is one line that says how.
@@ -23,3 +28,15 @@ class IndexStoreError(RepoBotError):
 
 class Cancelled(Exception):
     """Raised inside long work when the user pressed Stop or Cancel."""
+
+
+def run_tool(action: Callable[[], str]) -> int:
+    """Run a set-up tool's action (``python -m repobot.engine.…``): print the line it returns, or its user
+    error on stderr with exit code 2."""
+    try:
+        line = action()
+    except RepoBotError as err:
+        print(f"repobot: {err}", file=sys.stderr)
+        return 2
+    print(line)
+    return 0

@@ -1,4 +1,4 @@
-"""Languages: one registry of what RepoBot knows about each language it answers in.
+"""Languages: one registry of what RepoBot knows about each language it answers in (texts in languages.json).
 
 Each ``Language`` carries the lesson's four rules written in that language, its
 fixed "not found" phrase (programs recognise it: keep it exact), its labels,
@@ -20,7 +20,9 @@ told apart page by page.
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import NamedTuple
 
 from .text import CJK_IDEOGRAPHS, HANGUL, KANA, strip_inline_code
@@ -55,101 +57,19 @@ class Language(NamedTuple):
     openers: tuple[str, ...] = ()  # how a follow-up may begin ("and", "what about", "那")
 
 
-_EN = Language(
-    "en", "English", "The documents do not cover this.", "(Deduction)", "Question: ",
-    "Quoted from the documents:", "Not in the documents: {terms}",
-    Rules(
-        "You answer questions about documentation. Answer only from the passages inside <docs>.",
-        "Rules:",
-        "After every sentence, write [n] for the passage it rests on; several are allowed, as in [1][3].",
-        "Write nothing that is not in the passages, even if you know it.",
-        'If the passages are not enough to answer, reply exactly "The documents do not cover this." and do not guess.',
-        "Answer in English, be concise, and keep code exactly as it appears.",
-        "Every sentence ends with the ids of its passages, like this: … [2]. … [1][3].",
-        'If the passages only imply the answer, you may answer, starting the sentence with "(Deduction)".',
-        ("How often should I descale it, and how?",
-         "Descale the machine every three months [1]. Start a descaling cycle from Python [1]:\n\n"
-         "```python\nmachine.descale(tablets=1)\n```"),
-    ),
-    frozenset(
-        """a an and are as at be but by can do does for from has have how i if in into is it its of on or so
-        than that the their then there these this to was what when where which who why will with you your
-        my me we our us over through via about using any some should would could after before up out them just
-        only same e.g i.e etc""".split()
-    ),
-    ("not", "no", "never", "none", "cannot", "without", "neither", "nor"),
-    ("it", "its", "this", "that", "these", "those", "them", "they", "there", "one", "same", "instead", "also"),
-    ("and", "what about", "how about", "same for", "then"),
-)
+def _load() -> dict[str, Language]:
+    """The languages' texts and word lists, from ``languages.json`` beside this module (a translator's file)."""
+    data = json.loads((Path(__file__).with_name("languages.json")).read_text(encoding="utf-8"))
+    out = {}
+    for code, d in data.items():
+        rules = Rules(**{**d["rules"], "example": tuple(d["rules"]["example"])})
+        out[code] = Language(code, d["name"], d["escape"], d["deduction"], d["question_label"], d["quoted_label"],
+                             d["missing_label"], rules, frozenset(d["stopwords"]), tuple(d["negations"]),
+                             tuple(d["pointers"]), tuple(d["openers"]))
+    return out
 
-_ZH = Language(
-    "zh", "Chinese", "文档里没有找到相关说明", "（推断）", "问题：", "以下内容摘自文档：", "文档里没有出现：{terms}",
-    Rules(
-        "你是文档答疑助手。只根据 <docs> 里的文档片段回答用户的问题。",
-        "规则：",
-        "每句话后面用 [编号] 注明依据的是哪个片段，可以同时引用多个，如 [1][3]。",
-        "片段里没有的信息不要写，哪怕你自己知道。",
-        '如果这些片段不足以回答问题，就直接说"文档里没有找到相关说明"，不要猜。',
-        "用中文回答，简洁，代码保持原样。",
-        "每句话都以片段编号结尾，格式如下：……[2]。……[1][3]。",
-        '片段间接说明的内容可以回答，但要在句首标明"（推断）"。',
-        ("多久需要除垢一次？怎么做？",
-         "机器每三个月需要除垢一次 [1]。可以用 Python 启动除垢 [1]：\n\n```python\nmachine.descale(tablets=1)\n```"),
-    ),
-    negations=("不", "没", "未"),
-    pointers=("它", "这个", "那个", "这样", "那样", "这种", "那种", "其", "该", "同样", "也", "呢"),
-    openers=("那", "还有", "那么", "另外"),
-)
 
-_FR = Language(
-    "fr", "French", "Les documents ne traitent pas de ce point.", "(Déduction)", "Question : ",
-    "Extraits des documents :", "Absent des documents : {terms}",
-    Rules(
-        "Tu réponds aux questions sur une documentation. Réponds uniquement d'après les passages dans <docs>.",
-        "Règles :",
-        "Après chaque phrase, écris [n] pour le passage sur lequel elle s'appuie ; plusieurs sont permis, comme [1][3].",
-        "N'écris rien qui ne soit pas dans les passages, même si tu le sais.",
-        "Si les passages ne suffisent pas pour répondre, réponds exactement « Les documents ne traitent pas de ce "
-        "point. » et ne devine pas.",
-        "Réponds en français, de façon concise, et garde le code tel quel.",
-        "Chaque phrase se termine par les numéros de ses passages, ainsi : … [2]. … [1][3].",
-        "Si les passages ne font que suggérer la réponse, tu peux répondre en commençant la phrase par « (Déduction) ».",
-        ("Tous les combien faut-il détartrer la machine, et comment ?",
-         "Détartrez la machine tous les trois mois [1]. Lancez un détartrage depuis Python [1] :\n\n"
-         "```python\nmachine.descale(tablets=1)\n```"),
-    ),
-    frozenset(
-        """le la les de des du un une et est pour dans que qui sur par pas au aux ce ces il elle on ne se je
-        tu vous nous mon ma mes comment quel quelle quels quelles est-ce faut peut""".split()
-    ),
-    ("pas", "jamais", "aucun", "aucune", "sans", "ni"),
-    ("ça", "cela", "celui", "celle", "ceux", "celles", "même", "aussi", "plutôt", "l'activer", "le désactiver",
-     "la désactiver", "l'utiliser"),
-    ("et", "et pour", "et si", "alors"),
-)
-
-_JA = Language(
-    "ja", "Japanese", "ドキュメントには関連する説明が見つかりませんでした", "（推論）", "質問：", "以下はドキュメントからの引用です：",
-    "ドキュメントにないもの：{terms}",
-    Rules(
-        "あなたはドキュメントの質問に答えるアシスタントです。<docs> の中の文書片だけを根拠に答えてください。",
-        "ルール：",
-        "各文の後に、根拠とした文書片の番号を [n] の形で書いてください。複数可：[1][3]。",
-        "文書片にない情報は、たとえ知っていても書かないでください。",
-        "文書片だけでは答えられない場合は「ドキュメントには関連する説明が見つかりませんでした」とだけ答え、推測しないでください。",
-        "日本語で簡潔に答え、コードはそのまま残してください。",
-        "各文は文書片の番号で終わります。形式：……[2]。……[1][3]。",
-        "文書片から推論できるだけの内容は、文頭に「（推論）」と書いて答えてもかまいません。",
-        ("どのくらいの頻度で、どうやってデスケーリングすればいいですか？",
-         "マシンは3か月ごとにデスケーリングしてください [1]。Python からデスケーリングを開始できます [1]：\n\n"
-         "```python\nmachine.descale(tablets=1)\n```"),
-    ),
-    negations=("ない", "ません", "ず", "不", "無"),
-    pointers=("それ", "これ", "あれ", "その", "この", "同じ"),
-    openers=("じゃあ", "では", "それで", "あと"),
-)
-
-LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (_EN, _ZH, _FR, _JA)}
+LANGUAGES: dict[str, Language] = _load()
 ANSWER_LANGUAGES = tuple(LANGUAGES)  # the languages RepoBot answers in: en, zh, fr, ja
 LANGUAGE_CHOICES = ("auto",) + ANSWER_LANGUAGES  # for the CLI's --language and the window's menu
 ESCAPE_PHRASES = tuple(lang.escape for lang in LANGUAGES.values())
@@ -207,7 +127,7 @@ def answer_language(code: str) -> Language:
     >>> answer_language("de").code, answer_language("zh").code
     ('en', 'zh')
     """
-    return LANGUAGES.get(code, _EN)
+    return LANGUAGES.get(code, LANGUAGES["en"])
 
 
 def language(code: str) -> Language:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 from .config import bundled_models_dir, user_models_dir
-from .errors import ModelError
+from .errors import ModelError, run_tool
 from .files import sha256_file
 
 ROLES = ("default", "large", "tiny")
@@ -227,13 +227,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m repobot.engine.models", description="Install a catalogued GGUF.")
     parser.add_argument("--role", default="default", choices=ROLES)
     args = parser.parse_args(argv)
-    try:
+
+    def install() -> str:
         path = install_model(args.role)
-    except ModelError as err:
-        print(f"repobot: {err}", file=sys.stderr)
-        return 2
-    print(f"{path} ({path.stat().st_size / 1e6:.0f} MB, sha256 checked)")
-    return 0
+        return f"{path} ({path.stat().st_size / 1e6:.0f} MB, sha256 checked)"
+
+    return run_tool(install)
 
 
 if __name__ == "__main__":

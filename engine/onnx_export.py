@@ -22,7 +22,7 @@ import warnings
 from pathlib import Path
 
 from .config import bundled_models_dir, force_offline, user_models_dir
-from .errors import ModelError
+from .errors import ModelError, run_tool
 
 def onnx_file_name(model_dir: Path, int8: bool = False) -> str:
     """The file name of a model folder's ONNX graph.
@@ -116,16 +116,15 @@ def main(argv: list[str] | None = None) -> int:
     from .embed import default_embedding_model_dir
 
     int8 = "--plain" not in (sys.argv[1:] if argv is None else argv)
-    try:
+
+    def export() -> str:
         model_dir = default_embedding_model_dir()
         target = bundled_models_dir() / onnx_file_name(model_dir, int8)
         if not target.is_file():
             export_onnx(model_dir, target, int8)
-    except ModelError as err:
-        print(f"repobot: {err}", file=sys.stderr)
-        return 2
-    print(f"ONNX embedding model: {target} ({target.stat().st_size / 1e6:.1f} MB)")
-    return 0
+        return f"ONNX embedding model: {target} ({target.stat().st_size / 1e6:.1f} MB)"
+
+    return run_tool(export)
 
 
 if __name__ == "__main__":

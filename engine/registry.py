@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
+from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
@@ -77,14 +78,11 @@ class ModelSet:
         self.llm_name = llm or None
         self.embedder_name = embedder or None
         self._llm: LLM | None = None
-        self._embedder: Embedder | None = None
         self.lock = threading.Lock()  # one Llama instance is never used by two threads at once
 
-    @property
+    @cached_property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = load_embedder(self.embedder_name)
-        return self._embedder
+        return load_embedder(self.embedder_name)
 
     @property
     def llm(self) -> LLM:

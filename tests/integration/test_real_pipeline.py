@@ -134,3 +134,13 @@ def test_bundled_user_guide_answers_out_of_the_box(models):
     assert answer.retrieved[0].chunk.source in {"indexing-folders.md", "getting-started.md", "command-line.md"}
     assert answer.verdict in ("verified", "extractive")
     assert answer.sources
+
+
+def test_a_follow_up_about_it_retrieves_the_redirect_passages(httpx_pipe):
+    first = httpx_pipe.ask("Does httpx follow redirects by default?")
+    earlier = [(first.question, first.final_answer)]
+    found = httpx_pipe.search("How do I turn it on for one request only?", AskOptions(), earlier)
+    assert found.standalone and "redirect" in found.standalone.lower()
+    assert {"compatibility.md", "quickstart.md"} & {h.chunk.source for h in found.hits}
+    alone = httpx_pipe.search("How do I turn it on for one request only?", AskOptions(rewrite="never"))
+    assert not {"compatibility.md", "quickstart.md"} & {h.chunk.source for h in alone.hits[:2]}  # "it" alone finds little

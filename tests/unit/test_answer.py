@@ -22,8 +22,9 @@ def test_uncited_and_miscited_sentences_get_the_passage_that_supports_them():
                  sentence("Made up [1].", [1], "unsupported")]
     choice = choose(sentences, answer, RANKED, "en")
     assert choice.verdict == "verified"
-    assert choice.text == "Redirects are off by default [1]. You enable them per request [1]."
-    assert [s.cited_by for s in choice.sentences] == ["checker", "checker"]
+    assert choice.text == ("Redirects are off by default [1]. You enable them per request [1].\n\n"
+                           "```\nclient.get(url, follow_redirects=True)\n```")  # the code its passage sentence leads into
+    assert [s.cited_by for s in choice.sentences] == ["checker", "checker", "checker"]
 
 
 def test_invented_ids_are_never_shown():
