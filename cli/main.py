@@ -11,97 +11,23 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 import threading
 import time
 
-from repobot import __version__
-from repobot.engine.evaluate import SPLITS
-from repobot.engine.languages import LANGUAGE_CHOICES, language
-from repobot.engine.retrieve import MODES
+from .parser import build_parser
+from .report import print_answer, print_index
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="repobot", description="Offline, cited answers about a folder of markdown docs.")
-    parser.add_argument("--version", action="version", version=f"repobot {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    def corpus_arg(p):
-        p.add_argument("--corpus", help="folder of markdown files (default: RepoBot's own user guide)")
-
-    def retrieval_args(p):
-        p.add_argument("--k", type=int, default=5, help="passages to retrieve (default 5)")
-        p.add_argument("--mode", default="hybrid", choices=MODES, help="retrieval mode")
-        p.add_argument("--docs-version", help="only use chunks of this documentation version")
-        p.add_argument("--rewrite", action="store_const", const="always", default="auto",
-                       help="always rewrite the query with the model first (by default only a question in another "
-                            "language than the documents is rewritten, into theirs)")
-        p.add_argument("--json", action="store_true", help="print JSON")
-
-    p = sub.add_parser("index", help="build or update the index of a folder")
-    corpus_arg(p)
-    p.add_argument("--languages", help="in a translated tree, index only these languages (e.g. en,zh); remembered")
-    p.add_argument("--measure-embedder", action="store_true",
-                   help="time the embedding paths on this machine again and keep the fastest good one")
-    p.add_argument("--json", action="store_true", help="print JSON, no progress bar")
-
-    p = sub.add_parser("search", help="retrieve passages for a question")
-    p.add_argument("question")
-    corpus_arg(p)
-    retrieval_args(p)
-
-    p = sub.add_parser("ask", help="answer a question with cited, checked sentences")
-    p.add_argument("question")
-    corpus_arg(p)
-    retrieval_args(p)
-    p.add_argument("--model", help="a .gguf chat model (path, or a file name in models/)")
-    p.add_argument("--language", default="auto", choices=LANGUAGE_CHOICES, help="answer language")
-    p.add_argument("--max-tokens", type=int, default=400, help="cap on the answer's length in tokens")
-    p.add_argument("--no-strict", action="store_true", help="drop the 'even if you know it' rule (experiments)")
-    p.add_argument("--no-gate", action="store_true", help="generate even when passages miss the question's key terms")
-    p.add_argument("--conversation", type=int, help="continue this saved conversation (see `repobot history`)")
-
-    p = sub.add_parser("check", help="the lesson's form check of an answer read from stdin")
-    p.add_argument("--n-docs", type=int, required=True, help="number of passages the answer could cite")
-
-    p = sub.add_parser("eval", help="evaluate retrieval and answers on a question set")
-    p.add_argument("questions", help="JSONL file: question, answerable, gold_sources, key_facts")
-    corpus_arg(p)
-    p.add_argument("--modes", default="bm25,dense,hybrid", help="comma-separated retrieval modes")
-    p.add_argument("--model", help="a .gguf chat model")
-    p.add_argument("--no-answers", action="store_true", help="retrieval metrics only (no generation)")
-    p.add_argument("--split", choices=SPLITS, help="only the questions of this split (calibrate or report)")
-    p.add_argument("--json", action="store_true", help="print JSON")
-
-    p = sub.add_parser("history", help="list, search or export the saved conversations of a folder")
-    corpus_arg(p)
-    p.add_argument("--search", default="", help="only conversations whose text contains this")
-    p.add_argument("--export", type=int, metavar="ID", help="print conversation ID as markdown")
-    p.add_argument("--json", action="store_true")
-
-    p = sub.add_parser("models", help="list the GGUF models RepoBot can use")
-    p.add_argument("--json", action="store_true")
-
-    p = sub.add_parser("gui", help="open the desktop window")
-    corpus_arg(p)
-    p.add_argument("--model", help="a .gguf chat model")
-    p.add_argument("--ask", help="ask this question once the window is ready")
-    p.add_argument("--screenshot", help="save a PNG of the window (after the answer, if --ask)")
-    p.add_argument("--open-source", type=int, help="click source N of the answer")
-    p.add_argument("--quit", action="store_true", help="quit after the steps above")
-    return parser
-
-
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     if not args.command:
-        _parser().print_help()
+        build_parser().print_help()
         return EXIT_USER_ERROR
     from repobot.engine.errors import RepoBotError
 
@@ -158,19 +84,7 @@ def cmd_index(args) -> int:
             "available_languages": collection.available,
         }, ensure_ascii=False, indent=2))
         return 0
-    for note in collection.notes:
-        print(f"note: {note}", file=sys.stderr)
-    for p in problems:
-        print(f"warning: {p['source']}: {p['problem']}", file=sys.stderr)
-    if collection.available:
-        chosen = ", ".join(sorted(collection.selected)) if collection.selected else "all"
-        print(f"languages: {chosen} (the folder has {', '.join(f'{k} {v}' for k, v in sorted(collection.available.items()))}; "
-              "choose with --languages en,zh)")
-    print(
-        f"{len(pipe.index.files)} files, {len(pipe.index.chunks)} chunks, {report.seconds:.1f} s "
-        f"(added {len(report.added)}, updated {len(report.updated)}, removed {len(report.removed)}, "
-        f"unchanged {len(report.unchanged)}; embedded {report.embedded_chunks} chunks with {pipe.index.embedder})"
-    )
+    print_index(pipe, report, problems, sys.stdout, sys.stderr)
     return 0
 
 
@@ -191,9 +105,6 @@ def cmd_search(args) -> int:
     for h in hits:
         print(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}  {h.chunk.heading}  ({h.score:.4f})")
     return 0
-
-
-STATUS_MARK = {"supported": "✓", "miscited": "↺", "unsupported": "✗", "uncited": "?", "exempt": "·"}
 
 
 def cmd_ask(args) -> int:
@@ -231,36 +142,7 @@ def cmd_ask(args) -> int:
     if args.json:
         print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
         return 0
-    print(file=out)
-    if answer.searched_for != answer.question:
-        print(f"Searched for: {answer.searched_for}", file=out)
-    check = answer.check
-    if answer.stop_reason == "gate":
-        print(f"(not generated: the documents do not mention {', '.join(answer.missing_terms)})", file=out)
-    else:
-        print(f"Check: cited {check.cited}, invalid {check.invalid or 'none'}, uncited {len(check.uncited)}", file=out)
-        for s in answer.sentences:
-            label = s.text.splitlines()[0][:90] + (" …" if len(s.text) > 90 or "\n" in s.text else "")
-            print(f"  {STATUS_MARK[s.status]} {s.status:<11} {label}", file=out)
-    print(f"\nVerdict: {answer.verdict}\n", file=out)
-    print(answer.final_answer, file=out)
-    if answer.missing_terms:
-        print(language(answer.language).missing_label.format(terms=", ".join(answer.missing_terms)), file=out)
-    added = [s for s in answer.final_sentences if s.cited_by == "checker" and answer.verdict == "verified"]
-    if added:
-        print("\nCitations added or corrected by RepoBot (the model did not give them):", file=out)
-        for s in added:
-            print(f"  {''.join(f'[{i}]' for i in s.cited)} {s.text.splitlines()[0][:90]}", file=out)
-    if answer.sources:
-        print("\nSources: " + "  ".join(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}" for h in answer.sources), file=out)
-    for note in answer.notes:
-        print(f"note: {note}", file=out)
-    t = answer.timings
-    first = f"{t.first_token_ms:.0f} ms" if t.first_token_ms is not None else "-"
-    quotes = f"{t.first_content_ms:.0f} ms" if t.first_content_ms is not None else "-"
-    print(f"(retrieve {t.retrieve_ms:.0f} ms, quotes {quotes}, first token {first}, total {t.total_ms:.0f} ms, "
-          f"{t.prompt_tokens} prompt tokens, {t.tokens_per_s:.1f} tokens/s)", file=out)
-    print(f"(saved in conversation {answer.conversation}: continue it with --conversation {answer.conversation})", file=out)
+    print_answer(answer, out)
     return 0
 
 

@@ -1,0 +1,105 @@
+"""The ``repobot`` command's arguments, one sub-command at a time."""
+
+from __future__ import annotations
+
+import argparse
+
+from repobot import __version__
+from repobot.engine.evaluate import SPLITS
+from repobot.engine.languages import LANGUAGE_CHOICES
+from repobot.engine.retrieve import MODES
+
+
+def corpus_arg(p) -> None:
+    p.add_argument("--corpus", help="folder of markdown files (default: RepoBot's own user guide)")
+
+
+def retrieval_args(p) -> None:
+    p.add_argument("--k", type=int, default=5, help="passages to retrieve (default 5)")
+    p.add_argument("--mode", default="hybrid", choices=MODES, help="retrieval mode")
+    p.add_argument("--docs-version", help="only use chunks of this documentation version")
+    p.add_argument("--rewrite", action="store_const", const="always", default="auto",
+                   help="always rewrite the query with the model first (by default only a question in another "
+                        "language than the documents is rewritten, into theirs)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def index_args(p) -> None:
+    corpus_arg(p)
+    p.add_argument("--languages", help="in a translated tree, index only these languages (e.g. en,zh); remembered")
+    p.add_argument("--measure-embedder", action="store_true",
+                   help="time the embedding paths on this machine again and keep the fastest good one")
+    p.add_argument("--json", action="store_true", help="print JSON, no progress bar")
+
+
+def ask_args(p) -> None:
+    p.add_argument("question")
+    corpus_arg(p)
+    retrieval_args(p)
+    p.add_argument("--model", help="a .gguf chat model (path, or a file name in models/)")
+    p.add_argument("--language", default="auto", choices=LANGUAGE_CHOICES, help="answer language")
+    p.add_argument("--max-tokens", type=int, default=400, help="cap on the answer's length in tokens")
+    p.add_argument("--no-strict", action="store_true", help="drop the 'even if you know it' rule (experiments)")
+    p.add_argument("--no-gate", action="store_true", help="generate even when passages miss the question's key terms")
+    p.add_argument("--conversation", type=int, help="continue this saved conversation (see `repobot history`)")
+
+
+def eval_args(p) -> None:
+    p.add_argument("questions", help="JSONL file: question, answerable, gold_sources, key_facts")
+    corpus_arg(p)
+    p.add_argument("--modes", default="bm25,dense,hybrid", help="comma-separated retrieval modes")
+    p.add_argument("--model", help="a .gguf chat model")
+    p.add_argument("--no-answers", action="store_true", help="retrieval metrics only (no generation)")
+    p.add_argument("--split", choices=SPLITS, help="only the questions of this split (calibrate or report)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def history_args(p) -> None:
+    corpus_arg(p)
+    p.add_argument("--search", default="", help="only conversations whose text contains this")
+    p.add_argument("--export", type=int, metavar="ID", help="print conversation ID as markdown")
+    p.add_argument("--json", action="store_true")
+
+
+def gui_args(p) -> None:
+    corpus_arg(p)
+    p.add_argument("--model", help="a .gguf chat model")
+    p.add_argument("--ask", help="ask this question once the window is ready")
+    p.add_argument("--screenshot", help="save a PNG of the window (after the answer, if --ask)")
+    p.add_argument("--open-source", type=int, help="click source N of the answer")
+    p.add_argument("--quit", action="store_true", help="quit after the steps above")
+
+
+def search_args(p) -> None:
+    p.add_argument("question")
+    corpus_arg(p)
+    retrieval_args(p)
+
+
+def check_args(p) -> None:
+    p.add_argument("--n-docs", type=int, required=True, help="number of passages the answer could cite")
+
+
+def models_args(p) -> None:
+    p.add_argument("--json", action="store_true")
+
+
+SUBCOMMANDS = {
+    "index": ("build or update the index of a folder", index_args),
+    "search": ("retrieve passages for a question", search_args),
+    "ask": ("answer a question with cited, checked sentences", ask_args),
+    "check": ("the lesson's form check of an answer read from stdin", check_args),
+    "eval": ("evaluate retrieval and answers on a question set", eval_args),
+    "history": ("list, search or export the saved conversations of a folder", history_args),
+    "models": ("list the GGUF models RepoBot can use", models_args),
+    "gui": ("open the desktop window", gui_args),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="repobot", description="Offline, cited answers about a folder of markdown docs.")
+    parser.add_argument("--version", action="version", version=f"repobot {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (help_text, add) in SUBCOMMANDS.items():
+        add(sub.add_parser(name, help=help_text))
+    return parser

@@ -1,0 +1,62 @@
+"""What the ``repobot`` command prints for an answer and for an index, in plain text."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from repobot.engine.languages import language
+from repobot.engine.result import Answer
+
+STATUS_MARK = {"supported": "✓", "miscited": "↺", "unsupported": "✗", "uncited": "?", "exempt": "·"}
+
+
+def print_answer(answer: Answer, out: TextIO) -> None:
+    """The check of the model's answer, the verdict, the answer shown, its sources, notes and timings."""
+    print(file=out)
+    if answer.searched_for != answer.question:
+        print(f"Searched for: {answer.searched_for}", file=out)
+    check = answer.check
+    if answer.stop_reason == "gate":
+        print(f"(not generated: the documents do not mention {', '.join(answer.missing_terms)})", file=out)
+    else:
+        print(f"Check: cited {check.cited}, invalid {check.invalid or 'none'}, uncited {len(check.uncited)}", file=out)
+        for s in answer.sentences:
+            label = s.text.splitlines()[0][:90] + (" …" if len(s.text) > 90 or "\n" in s.text else "")
+            print(f"  {STATUS_MARK[s.status]} {s.status:<11} {label}", file=out)
+    print(f"\nVerdict: {answer.verdict}\n", file=out)
+    print(answer.final_answer, file=out)
+    if answer.missing_terms:
+        print(language(answer.language).missing_label.format(terms=", ".join(answer.missing_terms)), file=out)
+    added = [s for s in answer.final_sentences if s.cited_by == "checker" and answer.verdict == "verified"]
+    if added:
+        print("\nCitations added or corrected by RepoBot (the model did not give them):", file=out)
+        for s in added:
+            print(f"  {''.join(f'[{i}]' for i in s.cited)} {s.text.splitlines()[0][:90]}", file=out)
+    if answer.sources:
+        print("\nSources: " + "  ".join(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}" for h in answer.sources), file=out)
+    for note in answer.notes:
+        print(f"note: {note}", file=out)
+    t = answer.timings
+    first = f"{t.first_token_ms:.0f} ms" if t.first_token_ms is not None else "-"
+    quotes = f"{t.first_content_ms:.0f} ms" if t.first_content_ms is not None else "-"
+    print(f"(retrieve {t.retrieve_ms:.0f} ms, quotes {quotes}, first token {first}, total {t.total_ms:.0f} ms, "
+          f"{t.prompt_tokens} prompt tokens, {t.tokens_per_s:.1f} tokens/s)", file=out)
+    print(f"(saved in conversation {answer.conversation}: continue it with --conversation {answer.conversation})", file=out)
+
+
+def print_index(pipe, report, problems: list[dict], out: TextIO, err: TextIO) -> None:
+    collection = pipe.collection
+    for note in collection.notes:
+        print(f"note: {note}", file=err)
+    for p in problems:
+        print(f"warning: {p['source']}: {p['problem']}", file=err)
+    if collection.available:
+        chosen = ", ".join(sorted(collection.selected)) if collection.selected else "all"
+        have = ", ".join(f"{k} {v}" for k, v in sorted(collection.available.items()))
+        print(f"languages: {chosen} (the folder has {have}; choose with --languages en,zh)", file=out)
+    print(
+        f"{len(pipe.index.files)} files, {len(pipe.index.chunks)} chunks, {report.seconds:.1f} s "
+        f"(added {len(report.added)}, updated {len(report.updated)}, removed {len(report.removed)}, "
+        f"unchanged {len(report.unchanged)}; embedded {report.embedded_chunks} chunks with {pipe.index.embedder})",
+        file=out,
+    )
