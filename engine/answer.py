@@ -21,7 +21,7 @@ from typing import NamedTuple, Sequence
 from .check import is_escape
 from .languages import language
 from .support import Support, Unit, shown_citations
-from .text import cite, strip_citations
+from .text import cite, drop_empty_code_blocks, strip_citations
 from .tokens import content_words
 
 MIN_EXTRACT_SCORE = 0.4  # quotes only this relevant or more; below, the fixed phrase (calibrated)
@@ -88,8 +88,10 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
         out.append(answer[position:start])
         position = end
         kept = shown_sentence(s)
-        if kept is None:
-            continue
+        if kept is None or (kept.status == "exempt" and is_escape(kept.text) and any(map(is_backed, sentences))):
+            continue  # dropped: unsupported, or "not covered" said after claims the passages back
+        if kept.status != "exempt" and any(strip_citations(kept.text) == strip_citations(x.text) for x in shown):
+            continue  # said again (a small model repeats itself): shown once
         out.append(kept.text)
         shown.append(kept)
         following = sentences[n + 1] if n + 1 < len(sentences) else None
@@ -99,7 +101,7 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
             shown.append(Support(code.text, [code.pid], "supported", {code.pid: 1.0}, None,
                                  f"Copied from passage [{code.pid}]: the sentence before introduces it.", True, "checker"))
     out.append(answer[position:])
-    text = re.sub(r"(```|~~~)[^\n]*\n\s*\1", "", "".join(out))  # code blocks emptied by unsupported code
+    text = drop_empty_code_blocks("".join(out))  # code blocks emptied by unsupported code
     text = re.sub(r"\n{3,}", "\n\n", re.sub(r"[ \t]+\n", "\n", text)).strip()
     return Choice("verified", text, shown)
 
@@ -159,15 +161,18 @@ def evidence(ranked: Sequence[tuple[Unit, float]]) -> float:
 def extractive(ranked: Sequence[tuple[Unit, float]], lang: str, *, most: int = QUOTES) -> Choice | None:
     """Quote the best passage sentences (ranked by relevance to the question), in document order, each cited.
 
-    A chosen sentence that introduces code (ends with ':') brings the code block after it.
+    A chosen sentence brings the code block it introduces (it ends with ':'), or
+    the one right after its paragraph: that paragraph's example.
     """
     chosen = [u for u, score in quotable(ranked)[:most] if score >= MIN_EXTRACT_SCORE]
     if not chosen:
         return None
-    by_place = {(u.pid, u.position): u for u, _ in ranked}
+    units = [u for u, _ in ranked]
+    by_place = {(u.pid, u.position): u for u in units}
     for u in list(chosen):
-        follow = by_place.get((u.pid, u.position + 1))
-        if u.text.rstrip().endswith((":", "：", "...")) and follow and follow.is_code and follow not in chosen:
+        follow = by_place.get((u.pid, u.position + 1)) if u.text.rstrip().endswith(INTRODUCES) else None
+        follow = follow if follow is not None and follow.is_code else code_after(u, units)
+        if follow is not None and follow not in chosen:
             chosen.append(follow)
     chosen.sort(key=lambda u: (u.pid, u.position))
     lines, shown = [language(lang).quoted_label, ""], []
@@ -177,6 +182,19 @@ def extractive(ranked: Sequence[tuple[Unit, float]], lang: str, *, most: int = Q
         shown.append(Support(text, [u.pid], "supported", {u.pid: 1.0}, None, f"Quoted from passage [{u.pid}].",
                              u.is_code, "checker"))
     return Choice("extractive", "\n".join(lines), shown)
+
+
+def code_after(u: Unit, units: Sequence[Unit]) -> Unit | None:
+    """The code block right after the paragraph of a prose unit, in its passage (the paragraph's example), if any.
+
+    >>> units = [Unit(2, 0, "Retries are available.", False, 1), Unit(2, 1, "Errors end them.", False, 1),
+    ...          Unit(2, 2, "HTTPTransport(retries=1)", True, 2)]
+    >>> code_after(units[0], units).text
+    'HTTPTransport(retries=1)'
+    """
+    later = [v for v in units if v.pid == u.pid and v.position > u.position and v.paragraph != u.paragraph]
+    first = min(later, key=lambda v: v.position, default=None)
+    return first if first is not None and first.is_code and not u.is_code and u.paragraph else None
 
 
 def not_found(lang: str) -> Choice:

@@ -2,7 +2,8 @@
 
 Rules: a chunk never straddles two headings' sections of level 1 or 2; small
 neighbouring subsections are merged up to the size cap; long sections split on
-blank lines; a fenced code block is never cut in half. Each chunk keeps its
+blank lines; a fenced code block is never cut in half, and the paragraph just
+before it goes with it (it says what the code is for). Each chunk keeps its
 source, heading path and 1-based line span, so a viewer can highlight it.
 
 >>> text = "# Guide\\nIntro.\\n\\n## Redirects\\nNot by default.\\n"
@@ -192,6 +193,12 @@ def _join(current: list[tuple[int, str]], piece: list[tuple[int, str]]) -> list[
     return current + blanks + piece
 
 
+def _trim_blanks(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    while lines and not lines[-1][1].strip():
+        lines = lines[:-1]
+    return lines
+
+
 def _heading_cost(heading: str, budget: Budget) -> int:
     """What the heading path adds to a chunk's embedded text (the heading, a newline, the text)."""
     return budget.measure(heading) + 1 if heading else 0
@@ -203,11 +210,16 @@ def chunk_block(source: str, block: _Block, version: str | None = None, budget: 
     chunks: list[Chunk] = []
     current: list[tuple[int, str]] = []
     size = 0
+    lead = None  # (where it starts in current, its lines, its size): the last prose paragraph, which may lead into code
     for paragraph in split_paragraphs(block.lines):
         for piece, cost in _pieces(paragraph, limit, budget):
             if size >= budget.small and size + cost > limit:
-                chunks.append(_make(source, block.heading, current, version))
-                current, size = [], 0
+                carried = lead is not None and lead[0] > 0 and is_fence_line(piece[0][1]) and lead[2] + cost <= limit
+                kept = current[: lead[0]] if carried else current
+                chunks.append(_make(source, block.heading, _trim_blanks(kept), version))
+                current, size = (list(lead[1]), lead[2]) if carried else ([], 0)
+            code = is_fence_line(piece[0][1])
+            lead = None if code else (len(current), piece, cost)
             current = _join(current, piece)
             size += cost
     if current:

@@ -36,8 +36,8 @@ from .registry import ModelSet
 from .result import Answer, Timings
 from .retrieve import Hit, Query, check_mode, retrieve
 from .rewrite import (
-    accept_query, accept_standalone, accept_terms, followup_messages, is_followup, parse_numbered, query_messages,
-    sentences_messages, translation_messages,
+    accept_query, accept_standalone, accept_terms, followup_messages, in_context, is_followup, parse_numbered,
+    query_messages, sentences_messages, translation_messages,
 )
 from .support import SupportChecker, Unit, answer_sentences
 from .text import segments
@@ -156,12 +156,15 @@ class Pipeline:
 
     def _search(self, question: str, options: AskOptions, earlier: Sequence[tuple[str, str]] = ()) -> Search:
         index = self.collection.index
-        standalone = None
+        standalone, asked_texts = None, [question]
         if earlier and options.rewrite != "never" and is_followup(question):
+            context = in_context(earlier, question)
             standalone = accept_standalone(self._complete(followup_messages(earlier, question), 64), question)
+            asked_texts += [standalone, context] if standalone else [context]
+            standalone = standalone or context
         rewritten = self.rewrite(standalone or question, index.primary_language, options.rewrite)
-        queries = search_queries([question] + ([standalone] if standalone else []), rewritten,
-                                 detect_language(question), index.primary_language, index.languages)
+        queries = search_queries(asked_texts, rewritten, detect_language(question), index.primary_language,
+                                 index.languages)
         hits = retrieve(index, self.models.embedder, queries, k=options.k, mode=options.mode, version=options.version)
         return Search(hits, rewritten, standalone)
 

@@ -19,6 +19,7 @@ import re
 from typing import Sequence
 
 from .languages import ESCAPE_PHRASES, answer_language, detect_language, language
+from .text import strip_citations
 from .tokens import content_words
 
 # A worked example on another topic: the model sees the task done once, and a copy of it is easy to spot.
@@ -133,7 +134,7 @@ def followup_messages(earlier: Sequence[tuple[str, str]], question: str) -> list
         f"like 'it' or 'that' with what they refer to. Keep code and names exactly. Write it in {name}. "
         "Reply with the rewritten question only; never answer it."
     )
-    shown = "\n".join(f"Q: {q.strip()}\nA: {a.strip()[:300]}" for q, a in earlier[-2:])
+    shown = "\n".join(f"Q: {q.strip()}\nA: {strip_citations(a).strip()[:300]}" for q, a in earlier[-2:])
     return [{"role": "system", "content": system},
             {"role": "user", "content": f"Conversation:\n{shown}\n\nLast question: {question.strip()}"}]
 
@@ -145,3 +146,13 @@ def accept_standalone(output: str, question: str) -> str | None:
     'How do I turn on follow_redirects for one request only?'
     """
     return accept_query(output, question, detect_language(question)) or None
+
+
+def in_context(earlier: Sequence[tuple[str, str]], question: str) -> str:
+    """The follow-up after the question it follows: searched always, so "it" finds its topic even when the
+    model's rewrite is refused or vague.
+
+    >>> in_context([("Does httpx follow redirects?", "No [1].")], "How do I turn it on?")
+    'Does httpx follow redirects? How do I turn it on?'
+    """
+    return f"{earlier[-1][0].strip()} {question.strip()}" if earlier else question.strip()

@@ -31,8 +31,8 @@ from .check import is_escape
 from .embed import Embedder
 from .languages import negated
 from .text import (
-    MIN_SENTENCE, citations, identifiers, introduces_code, normalise_code, numbers, prose_sentences, segments,
-    strip_citations, strip_markup,
+    MIN_SENTENCE, citations, identifiers, introduces_code, normalise_code, numbers, paragraphs, prose_sentences, segments,
+    split_line, strip_citations, strip_markup,
 )
 from .tokens import content_words
 
@@ -85,22 +85,28 @@ class Unit(NamedTuple):
     position: int  # its place in the passage
     text: str
     is_code: bool
+    paragraph: int = 0  # which paragraph (or code block) of the passage it belongs to
 
 
-def passage_units(text: str) -> list[tuple[str, bool]]:
-    """A passage's units in order, each ``(text, is_code)``: prose sentences (markup stripped) and whole code blocks.
+def passage_units(text: str) -> list[tuple[str, bool, int]]:
+    """A passage's units in order, each ``(text, is_code, paragraph)``: prose sentences (markup stripped) and whole
+    code blocks, numbered by the paragraph (or block) they belong to.
 
     >>> passage_units("## Redirects\\nOff by default. Enable it:\\n```\\nclient.get(url)\\n```")
-    [('Redirects', False), ('Off by default.', False), ('Enable it:', False), ('client.get(url)', True)]
+    [('Redirects', False, 1), ('Off by default.', False, 2), ('Enable it:', False, 2), ('client.get(url)', True, 3)]
     """
-    out: list[tuple[str, bool]] = []
+    out: list[tuple[str, bool, int]] = []
+    paragraph = 0
     for segment in segments(text):
         if segment.is_code:
             if segment.text.strip():
-                out.append((segment.text.strip("\n"), True))
+                paragraph += 1
+                out.append((segment.text.strip("\n"), True, paragraph))
             continue
-        out.extend((s, False) for s in (strip_markup(p) for p in prose_sentences(segment.text)) if len(s) > 3)
-    return out or [(text.strip(), False)]
+        for block in paragraphs(segment.text):
+            paragraph += 1
+            out.extend((s, False, paragraph) for s in (strip_markup(p) for p in split_line(block)) if len(s) > 3)
+    return out or [(text.strip(), False, 0)]
 
 
 class Support(NamedTuple):
@@ -123,9 +129,9 @@ class SupportChecker:
         self.passages = list(passages)
         self.threshold = threshold
         self.units = [
-            Unit(pid, pos, text, code)
+            Unit(pid, pos, text, code, paragraph)
             for pid, passage in enumerate(self.passages, 1)
-            for pos, (text, code) in enumerate(passage_units(passage))
+            for pos, (text, code, paragraph) in enumerate(passage_units(passage))
         ]
         texts = [u.text for u in self.units]
         self._vectors = embedder.embed_batch(texts) if texts else np.zeros((0, embedder.dim), np.float32)

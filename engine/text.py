@@ -61,6 +61,19 @@ def segments(text: str) -> list[Segment]:
     return out
 
 
+_FENCED_BLOCK = re.compile(r"(`{3,}|~{3,})[^\n]*(?:\n(.*?)(?:^[ \t]*\1[ \t]*$)|(\s*)\Z)", re.S | re.M)
+
+
+def drop_empty_code_blocks(text: str) -> str:
+    """Remove fenced blocks with nothing inside (their code was dropped), a fence left open at the end too;
+    blocks side by side stay apart.
+
+    >>> drop_empty_code_blocks("A:\\n```py\\nx = 1\\n```\\n```\\n\\n```\\nB.\\n```python\\n")
+    'A:\\n```py\\nx = 1\\n```\\n\\nB.\\n'
+    """
+    return _FENCED_BLOCK.sub(lambda m: m.group(0) if (m.group(2) or "").strip() else "", text)
+
+
 def strip_code(text: str) -> str:
     """Remove fenced code blocks (and a fence left open at the end).
 

@@ -116,9 +116,11 @@ def test_http3_in_english_is_refused_without_generating(httpx_pipe):
 
 def test_real_support_check_on_the_lessons_redirect_answer(httpx_pipe, models):
     hits = httpx_pipe.search(REDIRECTS).hits
-    passages = [h.chunk.text for h in hits]
+    timeouts = httpx_pipe.search("How long does httpx wait before a request times out?").hits[0].chunk.text
+    assert "redirect" not in timeouts.lower()
+    passages = [h.chunk.text for h in hits] + [timeouts]  # a sixth passage that says nothing about redirects
     compat = next(h.rank for h in hits if h.chunk.source == "compatibility.md" and "Redirects" in h.chunk.heading)
-    other = next(h.rank for h in hits if h.rank != compat and "follow_redirects" not in h.chunk.text)
+    other = len(passages)
     checker = SupportChecker(models.embedder, passages)
     good = checker.check_sentence(f"HTTPX does not follow redirects by default [{compat}].")
     assert good.status == "supported"
@@ -140,7 +142,6 @@ def test_a_follow_up_about_it_retrieves_the_redirect_passages(httpx_pipe):
     first = httpx_pipe.ask("Does httpx follow redirects by default?")
     earlier = [(first.question, first.final_answer)]
     found = httpx_pipe.search("How do I turn it on for one request only?", AskOptions(), earlier)
-    assert found.standalone and "redirect" in found.standalone.lower()
-    assert {"compatibility.md", "quickstart.md"} & {h.chunk.source for h in found.hits}
-    alone = httpx_pipe.search("How do I turn it on for one request only?", AskOptions(rewrite="never"))
-    assert not {"compatibility.md", "quickstart.md"} & {h.chunk.source for h in alone.hits[:2]}  # "it" alone finds little
+    assert found.standalone and found.searched_for == found.standalone  # shown as "searched for: …"
+    redirect_pages = [h for h in found.hits if h.chunk.source in ("compatibility.md", "quickstart.md")]
+    assert any("redirect" in h.chunk.text.lower() for h in redirect_pages)

@@ -1,4 +1,4 @@
-"""SIGKILL during indexing: the previous index stays usable and the next run resumes, in the real CLI."""
+"""SIGKILL during indexing: the saved index stays usable (searchable, old vectors kept) and the next run resumes, in the real CLI."""
 
 import json
 import os
@@ -50,8 +50,13 @@ def test_kill_during_indexing_keeps_the_old_index_and_resumes(tmp_path, monkeypa
     done_before_kill = len(list(partial.rglob("*.npy")))
     assert done_before_kill >= 1
 
-    old = load_index(corpus)  # the previous, complete index is still there and loads
-    assert len(old.files) == 5
+    # The saved index loads: every file is searchable (BM25) at once, the old files keep
+    # their vectors, and the new ones are still waiting for theirs.
+    saved = load_index(corpus)
+    assert len(saved.files) == 165
+    first_five = {f"page{f:03d}.md" for f in range(5)}
+    assert saved.pending and not first_five & set(saved.pending)
+    assert saved.embedded.sum() >= 50
 
     second = index(corpus, env)
     assert second.returncode == 0, second.stderr

@@ -69,8 +69,12 @@ def test_injected_instructions_cannot_produce_an_accepted_invalid_citation(tmp_p
     user = answer.prompt[-1]["content"]
     assert user.count("<doc id=") == len(answer.retrieved) and user.count("</doc>") == len(answer.retrieved)
     assert '&lt;doc id="7"' in user
-    if 7 in answer.check.cited:
-        assert 7 in answer.check.invalid and answer.verdict != "verified"
+    if 7 in answer.check.cited:  # the form check flags the forged id ...
+        assert 7 in answer.check.invalid
+    ids = range(1, len(answer.retrieved) + 1)
+    for shown in answer.final_sentences:  # ... and nothing shown keeps it: a sentence stays only with a real passage
+        assert all(n in ids for n in shown.cited), shown
+        assert shown.status == "exempt" or (shown.status == "supported" and shown.cited), shown
     assert "[7]" not in answer.final_answer
 
 

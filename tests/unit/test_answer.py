@@ -63,3 +63,27 @@ def test_a_sentence_introducing_code_brings_the_code_the_model_left_out():
     assert choice.text == "You can enable them per request [1]:\n\n```\nclient.get(url, follow_redirects=True)\n```"
     code = choice.sentences[-1]
     assert code.is_code and code.cited == [1] and code.cited_by == "checker"
+
+
+def test_repeats_and_a_trailing_not_covered_are_not_shown_and_side_by_side_code_stays_apart():
+    answer = ("Redirects are off by default [1]. Redirects are off by default [1].\n"
+              "```python\nclient.get(url, follow_redirects=True)\n```\n```\nhttpx.Client(follow_redirects=True)\n```\n\n"
+              "The documents do not cover this.")
+    sentences = [sentence("Redirects are off by default [1].", [1], "supported"),
+                 sentence("Redirects are off by default [1].", [1], "supported"),
+                 sentence("client.get(url, follow_redirects=True)", [], "supported", 1, code=True),
+                 sentence("httpx.Client(follow_redirects=True)", [], "supported", 1, code=True),
+                 Support("The documents do not cover this.", [], "exempt", {}, None, "")]
+    choice = verified(sentences, answer)
+    assert choice.text.count("Redirects are off by default") == 1
+    assert "do not cover" not in choice.text
+    assert choice.text.count("```") == 4  # two blocks, each closed
+
+
+def test_quotes_bring_the_example_right_after_their_paragraph():
+    ranked = [(Unit(2, 0, "Connection retries are available on the transport.", False, 1), 0.7),
+              (Unit(2, 1, "Other failures need a general-purpose retry tool.", False, 1), 0.2),
+              (Unit(2, 2, "transport = httpx.HTTPTransport(retries=1)", True, 2), 0.3)]
+    choice = extractive(ranked, "en")
+    assert "> Connection retries are available on the transport. [2]" in choice.text
+    assert "HTTPTransport(retries=1)" in choice.text

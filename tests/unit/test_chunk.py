@@ -75,3 +75,16 @@ def test_versions_from_path_and_front_matter():
     assert find_version("docs/2.0/api.md", "") == "2.0"
     assert find_version("api.md", "---\nversion: 3.1\n---\n# API") == "3.1"
     assert chunk_markdown("v2/a.md", "# A\nbody")[0].version == "v2"
+
+
+def test_the_paragraph_before_a_code_block_goes_with_it():
+    intro = "The transport retries failed connections, and this paragraph says how to turn that on for a client."
+    text = ("# Transports\n\n" + "\n\n".join(["Filler prose about other settings, long enough to matter here."] * 9)
+            + f"\n\n{intro}\n\n```python\ntransport = httpx.HTTPTransport(retries=1)\n```\n")
+    chunks = chunk_markdown("t.md", text)
+    holder = next(c for c in chunks if "retries=1" in c.text)
+    assert intro in holder.text and len(chunks) >= 2
+    assert sum(c.text.count(intro) for c in chunks) == 1  # moved, not copied
+    lines = text.splitlines()
+    for c in chunks:  # the line spans still match the text
+        assert c.text == "\n".join(lines[c.start - 1 : c.end])
