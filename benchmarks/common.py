@@ -48,16 +48,20 @@ def percentile(values, q: float) -> float:
 
 
 def machine() -> str:
-    cpu = platform.machine()
+    """The CPU, its vector extensions that matter for these figures (AVX2, AVX-512, VNNI), cores and Python."""
+    cpu, flags = platform.machine(), set()
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as fh:
             for line in fh:
-                if line.startswith("model name"):
+                if line.startswith("model name") and cpu == platform.machine():
                     cpu = line.split(":", 1)[1].strip()
-                    break
+                elif line.startswith("flags") and not flags:
+                    flags = set(line.split(":", 1)[1].split())
     except OSError:
         pass
-    return f"{cpu}, {os.cpu_count()} logical cores, Python {platform.python_version()}"
+    named = {"avx2": "AVX2", "avx512f": "AVX-512", "avx512_vnni": "AVX-512 VNNI", "avx_vnni": "AVX-VNNI"}
+    found = [label for flag, label in named.items() if flag in flags] or ["no AVX2"]
+    return f"{cpu} ({', '.join(found)}), {os.cpu_count()} logical cores, Python {platform.python_version()}"
 
 
 def show(result: dict, as_json: bool) -> None:
