@@ -74,8 +74,26 @@ class Tuning(NamedTuple):
     threads: int = 0  # 0: one per physical core
     batch: int = 512  # prompt tokens evaluated per step
     prompt_lookup: int = 0  # draft tokens guessed from the prompt (prompt-lookup speculative decoding); 0: off
-    state_cache_mb: int = 256  # evaluated prompts kept in RAM: a prompt that starts like an earlier one resumes
-    # from it (the rules and worked example of every answer, after a translation or rewrite came in between)
+    state_cache_mb: int = 768  # evaluated prompts kept in RAM, counted in full (bounded_ram_cache): a prompt that
+    # starts like an earlier one resumes from it (the rules and worked example, after a translation came in between)
+
+
+def bounded_ram_cache(capacity_bytes: int):
+    """llama-cpp-python's RAM cache of evaluated prompts, its capacity counting all that a saved state holds.
+
+    ``LlamaRAMCache`` counts only llama.cpp's own state, but each saved state also
+    copies the logits buffer (batch x vocabulary floats: 311 MB with Qwen's 151,936
+    tokens), so a 256 MB cache grew to 7 GB over a 30-question eval. Counted in
+    full, 768 MB keeps the last two prompts.
+    """
+    from llama_cpp import LlamaRAMCache
+
+    class BoundedRAMCache(LlamaRAMCache):
+        @property
+        def cache_size(self) -> int:
+            return sum(s.llama_state_size + s.scores.nbytes + s.input_ids.nbytes for s in self.cache_state.values())
+
+    return BoundedRAMCache(capacity_bytes=capacity_bytes)
 
 
 class LlamaCppLLM(LLM):
@@ -105,9 +123,7 @@ class LlamaCppLLM(LLM):
                 n_batch=tuning.batch, seed=seed, draft_model=draft, verbose=False,
             )
             if tuning.state_cache_mb:
-                from llama_cpp import LlamaRAMCache
-
-                self._llama.set_cache(LlamaRAMCache(capacity_bytes=tuning.state_cache_mb << 20))
+                self._llama.set_cache(bounded_ram_cache(tuning.state_cache_mb << 20))
         except Exception as err:  # llama.cpp reports a bad file as a bare ValueError
             raise ModelError(
                 f"llama.cpp could not load {path.name} ({str(err).splitlines()[0][:100] or type(err).__name__}). "

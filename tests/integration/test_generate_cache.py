@@ -1,0 +1,16 @@
+"""The RAM cache of evaluated prompts stays within its capacity with the real default model."""
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+
+def test_the_prompt_cache_counts_what_it_really_holds(models):
+    llm = models.llm
+    cache = llm._llama.cache
+    for topic in ("redirects", "timeouts", "proxies", "cookies"):
+        messages = [{"role": "system", "content": f"Answer in one short sentence about {topic}."},
+                    {"role": "user", "content": f"What are {topic}?"}]
+        "".join(llm.stream_chat(messages, max_tokens=8))
+    held = sum(s.llama_state_size + s.scores.nbytes + s.input_ids.nbytes for s in cache.cache_state.values())
+    assert cache.cache_state and held <= cache.capacity_bytes  # what the arrays take, not only llama.cpp's part
