@@ -92,6 +92,10 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
             continue  # dropped: unsupported, or "not covered" said after claims the passages back
         if kept.status != "exempt" and any(strip_citations(kept.text) == strip_citations(x.text) for x in shown):
             continue  # said again (a small model repeats itself): shown once
+        if not kept.is_code:
+            kept = kept._replace(text=without_prompt_tags(kept.text))
+            if not strip_citations(kept.text).strip():
+                continue  # nothing but the prompt's own markup, echoed back
         out.append(kept.text)
         shown.append(kept)
         following = sentences[n + 1] if n + 1 < len(sentences) else None
@@ -107,6 +111,16 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
 
 
 INTRODUCES = (":", "：", "...", "…")
+_PROMPT_TAG = re.compile(r"</?docs?\b[^>]*>")
+
+
+def without_prompt_tags(text: str) -> str:
+    """A sentence without the prompt's ``<docs>``/``<doc …>`` tags, which a small model sometimes echoes.
+
+    >>> without_prompt_tags("Enable it explicitly: <docs> [1]"), without_prompt_tags("<docs> [1]")
+    ('Enable it explicitly: [1]', '[1]')
+    """
+    return re.sub(r"[ \t]{2,}", " ", _PROMPT_TAG.sub("", text)).strip()
 
 
 def introduced_code(s: Support, units: Sequence[Unit]) -> Unit | None:

@@ -87,3 +87,11 @@ def test_quotes_bring_the_example_right_after_their_paragraph():
     choice = extractive(ranked, "en")
     assert "> Connection retries are available on the transport. [2]" in choice.text
     assert "HTTPTransport(retries=1)" in choice.text
+
+
+def test_the_prompts_own_tags_echoed_back_are_not_shown():
+    answer = "Redirects are off by default <docs> [1]. <docs> [1]"
+    sentences = [sentence("Redirects are off by default <docs> [1].", [1], "supported"),
+                 Support("<docs> [1]", [1], "exempt", {}, None, "")]
+    choice = verified(sentences, answer)
+    assert choice.text == "Redirects are off by default [1]." and len(choice.sentences) == 1
