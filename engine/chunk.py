@@ -193,12 +193,6 @@ def _join(current: list[tuple[int, str]], piece: list[tuple[int, str]]) -> list[
     return current + blanks + piece
 
 
-def _trim_blanks(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    while lines and not lines[-1][1].strip():
-        lines = lines[:-1]
-    return lines
-
-
 def _heading_cost(heading: str, budget: Budget) -> int:
     """What the heading path adds to a chunk's embedded text (the heading, a newline, the text)."""
     return budget.measure(heading) + 1 if heading else 0
@@ -213,12 +207,11 @@ def chunk_block(source: str, block: _Block, version: str | None = None, budget: 
     lead = None  # (where it starts in current, its lines, its size): the last prose paragraph, which may lead into code
     for paragraph in split_paragraphs(block.lines):
         for piece, cost in _pieces(paragraph, limit, budget):
-            if size >= budget.small and size + cost > limit:
-                carried = lead is not None and lead[0] > 0 and is_fence_line(piece[0][1]) and lead[2] + cost <= limit
-                kept = current[: lead[0]] if carried else current
-                chunks.append(_make(source, block.heading, _trim_blanks(kept), version))
-                current, size = (list(lead[1]), lead[2]) if carried else ([], 0)
             code = is_fence_line(piece[0][1])
+            if size >= budget.small and size + cost > limit:
+                carried = code and lead is not None and lead[0] > 0 and lead[2] + cost <= limit
+                chunks.append(_make(source, block.heading, current[: lead[0]] if carried else current, version))
+                current, size = (list(lead[1]), lead[2]) if carried else ([], 0)
             lead = None if code else (len(current), piece, cost)
             current = _join(current, piece)
             size += cost

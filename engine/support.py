@@ -31,8 +31,8 @@ from .check import is_escape
 from .embed import Embedder
 from .languages import negated
 from .text import (
-    MIN_SENTENCE, citations, identifiers, introduces_code, normalise_code, numbers, paragraphs, prose_sentences, segments,
-    split_line, strip_citations, strip_markup,
+    MIN_SENTENCE, citations, identifiers, introduces_code, normalise_code, numbers, paragraphs, prose_sentences,
+    segments, split_line, strip_citations, strip_markup,
 )
 from .tokens import content_words
 
