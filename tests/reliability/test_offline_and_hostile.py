@@ -74,7 +74,8 @@ def test_injected_instructions_cannot_produce_an_accepted_invalid_citation(tmp_p
     ids = range(1, len(answer.retrieved) + 1)
     for shown in answer.final_sentences:  # ... and nothing shown keeps it: a sentence stays only with a real passage
         assert all(n in ids for n in shown.cited), shown
-        assert shown.status == "exempt" or (shown.status == "supported" and shown.cited), shown
+        assert shown.status in ("supported", "exempt"), shown
+        assert shown.status == "exempt" or shown.is_code or shown.cited, shown  # prose shown as sourced names its passage
     assert "[7]" not in answer.final_answer
 
 
