@@ -51,6 +51,11 @@ class FileEntry(NamedTuple):
     count: int
     language: str = "en"  # the page's language, from its prose
 
+    @property
+    def span(self) -> slice:
+        """The file's chunks (and their rows of vectors) in the index."""
+        return slice(self.first, self.first + self.count)
+
 
 @dataclass
 class Index:
@@ -80,7 +85,7 @@ class Index:
         mask = np.ones(len(self.chunks), dtype=bool)
         for source in self.pending:
             entry = self.files[source]
-            mask[entry.first : entry.first + entry.count] = False
+            mask[entry.span] = False
         return mask
 
     @property
@@ -89,12 +94,12 @@ class Index:
 
     def add_vectors(self, sources: list[str], vectors: np.ndarray) -> None:
         """The vectors of some pending files, in the order given: they are searched densely from now on."""
-        position = 0
+        position, added = 0, set(sources)
         for source in sources:
             entry = self.files[source]
-            self.vectors[entry.first : entry.first + entry.count] = vectors[position : position + entry.count]
+            self.vectors[entry.span] = vectors[position : position + entry.count]
             position += entry.count
-        self.pending = [s for s in self.pending if s not in set(sources)]
+        self.pending = [s for s in self.pending if s not in added]
         self._dense = None
 
     @property
@@ -195,7 +200,7 @@ def update_index(
     if previous is not None and previous.embedder == embedder.name:
         done = previous.embedded
         for entry in previous.files.values():
-            span = slice(entry.first, entry.first + entry.count)
+            span = entry.span
             vectors = previous.vectors[span] if done[span].all() else None
             old_by_sha[entry.sha] = (previous.chunks[span], previous.tokens[span], vectors, entry.language)
     old_files = previous.files if previous is not None else {}
@@ -238,7 +243,7 @@ def update_index(
         if not entry.count:
             continue
         if entry.sha in known:
-            vectors[entry.first : entry.first + entry.count] = known[entry.sha]
+            vectors[entry.span] = known[entry.sha]
         else:
             pending.append(source)
     removed = sorted(set(old_files) - set(files))
@@ -260,8 +265,7 @@ def embed_pending(
     """
     total, done = index.pending_chunks, 0
     for sources in _groups(list(index.pending), index.files, group):
-        texts = [embedding_text(index.chunks[i]) for s in sources
-                 for i in range(index.files[s].first, index.files[s].first + index.files[s].count)]
+        texts = [embedding_text(chunk) for s in sources for chunk in index.chunks[index.files[s].span]]
         vectors = embedder.embed_many(texts, cancelled=cancelled)
         position = 0
         for source in sources:
