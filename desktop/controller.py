@@ -37,10 +37,11 @@ class IndexReport(NamedTuple):
     available: tuple[str, ...] = ()  # the languages the tree has
 
 
-def index_report(collection, seconds: float, report) -> IndexReport:
+def index_report(collection, report) -> IndexReport:
+    """What the window shows of a collection after an update (``report``: the engine's UpdateReport)."""
     index = collection.index
     return IndexReport(
-        len(index.files), len(index.chunks), seconds, len(report.added), len(report.updated), len(report.removed),
+        len(index.files), len(index.chunks), report.seconds, len(report.added), len(report.updated), len(report.removed),
         len(report.unchanged), [f"{p.source}: {p.reason}" for p in collection.problems] + collection.notes,
         sorted(index.files), index.pending_chunks, tuple(sorted(collection.selected or ())),
         tuple(sorted(collection.available)),
@@ -199,7 +200,7 @@ class Controller(QObject):
         def work(context):
             report = collection.update(progress=lambda stage, done, total: context.emit((stage, done, total)),
                                        cancelled=context.cancelled, embed=False)
-            return index_report(collection, report.seconds, report)
+            return index_report(collection, report)
 
         self.tasks.cancel(Busy.EMBEDDING)  # embedding an index this replaces would save a stale one
         self.status.emit(f"Indexing {Path(root).name}…")
