@@ -10,6 +10,12 @@ words found in most chunks) are found in the retrieved passages, the absent
 term is a bystander and the model gets to try; it has its escape phrase, and
 the checker stands behind it.
 
+Details of the user's own setup are never key terms: addresses (URLs, host
+names, ``host:port``) and quantities (ports, sizes, durations, versions such as
+``3128``, ``5GB``, ``3.8``). A term is present when the documents have it, its
+stem (``POSTing`` -> ``POST``) or, for a dotted name, its attribute
+(``client.delete`` -> ``delete``: the variable is the user's own).
+
 Words are judged in the documents' language: a question in another language
 is judged through its rewrite (``engine/rewrite.py``), never by its own
 character bigrams.
@@ -20,6 +26,8 @@ character bigrams.
 ['HTTPX', 'Kerberos', 'NTLM', 'FTP']
 >>> key_terms("FastAPI 怎么对接公司的 LDAP / AD 域账号登录？")
 ['FastAPI', 'LDAP', 'AD']
+>>> key_terms("Our proxy at proxy.corp.local:3128 rejects my 5GB upload to https://api.example.com")
+[]
 """
 
 from __future__ import annotations
@@ -69,11 +77,51 @@ _NAME = re.compile(
 )
 
 
+_ADDRESS = re.compile(
+    r"[a-z][\w+.-]*://\S*"  # a URL
+    r"|[\w.-]+:\d{2,5}"  # host:port
+    r"|(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|local|localhost|internal|lan|corp|intra|example|test|cn|jp|fr|de)",
+    re.I | re.ASCII,
+)
+_QUANTITY = re.compile(r"\d+(?:[.,]\d+)*[A-Za-z]{0,3}")  # 3128, 5GB, 30s, 3.8, 10min
+
+
+def is_user_detail(term: str) -> bool:
+    """An address or a quantity from the user's own setup, which says nothing of what the documents must cover.
+
+    >>> [is_user_detail(t) for t in ("proxy.corp.local", "localhost:3000", "5GB", "3.8", "HTTP/3", "httpx.Client")]
+    [True, True, True, True, False, False]
+    """
+    return bool(_ADDRESS.fullmatch(term) or _QUANTITY.fullmatch(term))
+
+
 def key_terms(question: str) -> list[str]:
-    """Identifier-like terms and names of a question (short bare numbers and plain words excluded)."""
-    terms = [t for t in identifiers(question) if not t.isdigit() or len(t) >= 3]
-    names = [n for n in _NAME.findall(question) if not any(n in t for t in terms)]
+    """Identifier-like terms and names of a question (plain words and the user's own details excluded)."""
+    found = identifiers(question) + [m.group(0) for m in _ADDRESS.finditer(question)]
+    addresses = [t for t in found if is_user_detail(t)]
+    terms = [t for t in identifiers(question) if not is_user_detail(t) and not any(t in a for a in addresses)]
+    names = [n for n in _NAME.findall(question) if not any(n in t for t in terms + addresses)]
     return list(dict.fromkeys(terms + names))
+
+
+_SUFFIXES = ("ing", "ed", "es", "s")
+
+
+def present(term: str, corpus: CorpusView) -> bool:
+    """Whether the documents name ``term``: as written, by its stem, or (a dotted name) by its attribute.
+
+    >>> c = TextCorpus(["Send a POST with client.post() or delete()."])
+    >>> [present(t, c) for t in ("POSTing", "session.delete", "HTTP/3", "posts.xml")]
+    [True, True, False, False]
+    """
+    if corpus.has(term):
+        return True
+    if term.isalpha() and len(term) >= 5:
+        stems = [term[: -len(s)] for s in _SUFFIXES if term.lower().endswith(s)]
+        if any(len(stem) >= 3 and corpus.has(stem) for stem in stems):
+            return True
+    parts = term.rstrip("()").split(".")
+    return len(parts) > 1 and any(len(p) >= 3 and corpus.has(".".join(parts[i:])) for i, p in enumerate(parts) if i)
 
 
 def gate(
@@ -84,7 +132,7 @@ def gate(
     if not passages:
         return GateResult(False, key_terms(question) or ["(no passages retrieved)"], [])
     terms = list(dict.fromkeys(key_terms(question) + (key_terms(rewritten) if rewritten else [])))
-    absent = [t for t in terms if not corpus.has(t)]
+    absent = [t for t in terms if not present(t, corpus)]
     judged = rewritten if rewritten else (question if same_language else "")
     absent_tokens = {tok for t in absent for tok in tokenize(t)}
     common = corpus.size >= COMMON_FROM

@@ -291,7 +291,7 @@ def heading_title(raw: str) -> str:
 # --- identifiers and numbers ----------------------------------------------------------------
 _IDENT = re.compile(
     r"[A-Za-z_]\w*(?:\.\w+)+(?:\(\))?"  # httpx.Client, response.next_request()
-    r"|[A-Za-z]+/\d+(?:\.\d+)?|[A-Z]{2,}/[A-Z0-9]+"  # HTTP/3, HTTP/1.1, TCP/IP (not "and/or")
+    r"|(?<![\w/])[A-Za-z]+/\d+(?:\.\d+)?(?![\w/])|[A-Z]{2,}/[A-Z0-9]+"  # HTTP/3, HTTP/1.1, TCP/IP (not "and/or", "4xx/5xx")
     r"|[A-Za-z]*_\w+(?:=\w+)?"  # follow_redirects, follow_redirects=True
     r"|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*"  # camelCase, CamelCase
     r"|\b\d{2,}\b",  # numbers like 503 or 2048
@@ -300,7 +300,11 @@ _IDENT = re.compile(
 
 
 def identifiers(sentence: str) -> list[str]:
-    """Code identifiers and numbers named in a sentence, in order, without repeats."""
+    """Code identifiers and numbers named in a sentence, in order, without repeats.
+
+    >>> identifiers("Catch 4xx/5xx on HTTP/1.1 with response.raise_for_status(), not HTTP/3.")
+    ['HTTP/1.1', 'response.raise_for_status', 'HTTP/3']
+    """
     text = CITATION.sub(" ", sentence)
     found = [m.strip() for m in inline_code(text)] + _IDENT.findall(strip_inline_code(text))
     out: list[str] = []

@@ -39,3 +39,11 @@ def test_a_question_in_another_language_is_judged_through_its_rewrite_not_its_bi
 def test_no_absent_term_means_the_model_tries():
     assert gate("Is it faster than requests?", DOCS[3:4], CORPUS).covered
     assert not gate("Anything?", [], CORPUS).covered
+
+
+def test_the_users_own_addresses_sizes_and_variables_are_not_what_is_asked_about():
+    question = "Our proxy at proxy.corp.local:3128 wants a password; I'm POSTing a 5GB file with session.delete()?"
+    assert key_terms(question) == ["session.delete", "POSTing"]  # not the address, the port, the size
+    corpus = TextCorpus(["Send a POST with client.post(), or DELETE with client.delete()."] + DOCS)
+    assert gate(question, DOCS[:1], corpus).covered  # POSTing is POST; session.delete is delete
+    assert not gate("Can I call session.frobnicate() on it?", DOCS[:1], corpus).covered
