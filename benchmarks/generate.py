@@ -1,6 +1,6 @@
 """Answer speed on the httpx docs with the default model, side by side with bare llama-cpp-python on the same prompts.
 
-    python benchmarks/generate.py [--json] [--questions 12] [--levers]
+    python benchmarks/generate.py [--json] [--questions 12] [--levers | --levers-only]
 
 For each question, RepoBot answers it whole (retrieve, quotes, prompt, stream,
 check) and reports when the first useful text was ready (the quoted preview),
@@ -17,7 +17,8 @@ question of a fresh model (nothing cached) and ``ttft_cached_ms`` the second
 passages trimmed for the prompt or whole, prompt-lookup speculative decoding,
 the RAM cache of evaluated prompts (which keeps the rules and worked example
 ready after a translation came in between), and llama.cpp's thread count and
-batch size.
+batch size (``--levers-only``: those alone). Each lever's figures are also printed
+to stderr as soon as they are measured.
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ def main() -> int:
         parser.add_argument("--questions", type=int, default=len(QUESTIONS))
         parser.add_argument("--tokens", type=int, default=96)
         parser.add_argument("--levers", action="store_true")
+        parser.add_argument("--levers-only", action="store_true", help="measure the levers alone (skip the comparison)")
 
     args = parse_args("httpx", __doc__, extra)
     os.environ.setdefault("REPOBOT_HOME", tempfile.mkdtemp(prefix="repobot-gen-"))
@@ -99,8 +101,12 @@ def main() -> int:
     llm = pipe.models.llm
     options = AskOptions(gate=False)
 
-    firsts = [pipe.ask(q, options).timings.first_token_ms for q in questions[:2]]  # fresh model: nothing cached
     result = {"machine": machine(), "model": llm.name, "questions": len(questions)}
+    if args.levers_only:
+        result["levers"] = levers(pipe, questions, options)
+        show(result, args.json)
+        return 0
+    firsts = [pipe.ask(q, options).timings.first_token_ms for q in questions[:2]]  # fresh model: nothing cached
     result.update(measure_answers(pipe, questions, options))
     result["ttft_first_ms"], result["ttft_cached_ms"] = (round(f) if f else None for f in firsts)
 
@@ -136,21 +142,29 @@ def main() -> int:
 
 
 def levers(pipe, questions, options) -> dict:
-    """What each lever buys, measured on the same questions."""
+    """What each lever buys, measured on the same questions; each result is also printed to stderr as it comes,
+    and a lever that fails is reported as such instead of losing the others."""
     from dataclasses import replace
 
     from repobot.engine.generate import LlamaCppLLM, Tuning
     from repobot.engine.models import resolve_model
 
-    out = {"passages whole (trim 0)": measure_answers(pipe, questions, replace(options, trim=0))}
-    for trim in (2, 3, 4):
-        out[f"passages trimmed to {trim} sentences"] = measure_answers(pipe, questions, replace(options, trim=trim))
     default = pipe.models._llm
-    for name, tuning in (("prompt lookup 10", Tuning(prompt_lookup=10)), ("no state cache", Tuning(state_cache_mb=0)),
-                         ("1 thread", Tuning(threads=1)), ("batch 128", Tuning(batch=128)),
-                         ("batch 2048", Tuning(batch=2048))):
-        pipe.models._llm = LlamaCppLLM(resolve_model(None), tuning=tuning)
-        out[name] = measure_answers(pipe, questions, options)
+    runs = [("defaults", None, options), ("passages whole (trim 0)", None, replace(options, trim=0))]
+    runs += [(f"passages trimmed to {n} sentences", None, replace(options, trim=n)) for n in (2, 4)]
+    runs += [(name, tuning, options) for name, tuning in (
+        ("prompt lookup 10", Tuning(prompt_lookup=10)), ("no state cache", Tuning(state_cache_mb=0)),
+        ("1 thread", Tuning(threads=1)), ("batch 128", Tuning(batch=128)), ("batch 2048", Tuning(batch=2048)))]
+    out = {}
+    for name, tuning, run_options in runs:
+        try:
+            if tuning is not None:
+                pipe.models._llm = None  # free the previous model before loading the next
+                pipe.models._llm = LlamaCppLLM(resolve_model(None), tuning=tuning)
+            out[name] = measure_answers(pipe, questions, run_options)
+        except Exception as err:  # noqa: BLE001 - a benchmark reports what failed and goes on
+            out[name] = {"error": f"{type(err).__name__}: {str(err)[:200]}"}
+        print(name, out[name], file=sys.stderr, flush=True)
     pipe.models._llm = default
     return out
 

@@ -71,9 +71,10 @@ def load_cpu_backends() -> None:
 class Tuning(NamedTuple):
     """How llama.cpp runs: set from measurements on this machine (benchmarks/generate.py --levers)."""
 
-    threads: int = 0  # 0: one per physical core
-    batch: int = 512  # prompt tokens evaluated per step
+    threads: int = 0  # 0: one per physical core (2 here: 0.4 s sooner to the first token than 1)
+    batch: int = 512  # prompt tokens evaluated per step (beat 128 and 2048 here)
     prompt_lookup: int = 0  # draft tokens guessed from the prompt (prompt-lookup speculative decoding); 0: off
+    # (measured 1.1 s slower to the first token here: drafting needs the logits of every prompt token)
     state_cache_mb: int = 768  # evaluated prompts kept in RAM, counted in full (bounded_ram_cache): a prompt that
     # starts like an earlier one resumes from it (the rules and worked example, after a translation came in between)
 
@@ -121,7 +122,8 @@ class LlamaCppLLM(LLM):
             self._llama = Llama(
                 model_path=str(path), n_ctx=n_ctx, n_threads=tuning.threads or physical_cores(),
                 n_batch=tuning.batch, seed=seed, draft_model=draft, verbose=False,
-            )
+                logits_all=draft is not None,  # llama-cpp-python sizes its logits buffer from this argument alone,
+            )  # so a draft model without it overflows the buffer on the first long prompt
             if tuning.state_cache_mb:
                 self._llama.set_cache(bounded_ram_cache(tuning.state_cache_mb << 20))
         except Exception as err:  # llama.cpp reports a bad file as a bare ValueError
