@@ -80,7 +80,7 @@ _NAME = re.compile(
 _ADDRESS = re.compile(
     r"[a-z][\w+.-]*://\S*"  # a URL
     r"|[\w.-]+:\d{2,5}"  # host:port
-    r"|(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|local|localhost|internal|lan|corp|intra|example|test|cn|jp|fr|de)",
+    r"|(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|local|localhost|internal|lan|corp|intra|example|test|cn|jp|fr|de)",
     re.I | re.ASCII,
 )
 _QUANTITY = re.compile(r"\d+(?:[.,]\d+)*[A-Za-z]{0,3}")  # 3128, 5GB, 30s, 3.8, 10min
@@ -97,9 +97,9 @@ def is_user_detail(term: str) -> bool:
 
 def key_terms(question: str) -> list[str]:
     """Identifier-like terms and names of a question (plain words and the user's own details excluded)."""
-    found = identifiers(question) + [m.group(0) for m in _ADDRESS.finditer(question)]
-    addresses = [t for t in found if is_user_detail(t)]
-    terms = [t for t in identifiers(question) if not is_user_detail(t) and not any(t in a for a in addresses)]
+    named = identifiers(question)
+    addresses = [t for t in named + [m.group(0) for m in _ADDRESS.finditer(question)] if is_user_detail(t)]
+    terms = [t for t in named if not is_user_detail(t) and not any(t in a for a in addresses)]
     names = [n for n in _NAME.findall(question) if not any(n in t for t in terms + addresses)]
     return list(dict.fromkeys(terms + names))
 
