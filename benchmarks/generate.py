@@ -16,8 +16,8 @@ question of a fresh model (nothing cached) and ``ttft_cached_ms`` the second
 ``--levers`` also measures what each speed lever buys on these questions:
 passages trimmed for the prompt or whole, prompt-lookup speculative decoding,
 the RAM cache of evaluated prompts (which keeps the rules and worked example
-ready after a translation came in between), and llama.cpp's thread count and
-batch size (``--levers-only``: those alone). Each lever's figures are also printed
+ready after a translation came in between), flash attention, and llama.cpp's
+thread count and batch size (``--levers-only``: those alone). Each lever's figures are also printed
 to stderr as soon as they are measured.
 """
 
@@ -154,7 +154,8 @@ def levers(pipe, questions, options) -> dict:
     runs += [(f"passages trimmed to {n} sentences", None, replace(options, trim=n)) for n in (2, 4)]
     runs += [(name, tuning, options) for name, tuning in (
         ("prompt lookup 10", Tuning(prompt_lookup=10)), ("no state cache", Tuning(state_cache_mb=0)),
-        ("1 thread", Tuning(threads=1)), ("batch 128", Tuning(batch=128)), ("batch 2048", Tuning(batch=2048)))]
+        ("no flash attention", Tuning(flash_attn=False)), ("1 thread", Tuning(threads=1)),
+        ("batch 128", Tuning(batch=128)), ("batch 2048", Tuning(batch=2048)))]
     out = {}
     for name, tuning, run_options in runs:
         try:

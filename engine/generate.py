@@ -75,6 +75,7 @@ class Tuning(NamedTuple):
     batch: int = 512  # prompt tokens evaluated per step (beat 128 and 2048 here)
     prompt_lookup: int = 0  # draft tokens guessed from the prompt (prompt-lookup speculative decoding); 0: off
     # (measured 1.1 s slower to the first token here: drafting needs the logits of every prompt token)
+    flash_attn: bool = True  # llama.cpp's fused attention: prompt evaluation 6-10% faster here (220 -> 237 tokens/s)
     state_cache_mb: int = 768  # evaluated prompts kept in RAM, counted in full (bounded_ram_cache): a prompt that
     # starts like an earlier one resumes from it (the rules and worked example, after a translation came in between)
 
@@ -121,7 +122,7 @@ class LlamaCppLLM(LLM):
                 draft = LlamaPromptLookupDecoding(num_pred_tokens=tuning.prompt_lookup)
             self._llama = Llama(
                 model_path=str(path), n_ctx=n_ctx, n_threads=tuning.threads or physical_cores(),
-                n_batch=tuning.batch, seed=seed, draft_model=draft, verbose=False,
+                n_batch=tuning.batch, flash_attn=tuning.flash_attn, seed=seed, draft_model=draft, verbose=False,
                 logits_all=draft is not None,  # llama-cpp-python sizes its logits buffer from this argument alone,
             )  # so a draft model without it overflows the buffer on the first long prompt
             if tuning.state_cache_mb:
