@@ -71,10 +71,10 @@ def load_cpu_backends() -> None:
 class Tuning(NamedTuple):
     """How llama.cpp runs: set from measurements on this machine (benchmarks/generate.py --levers)."""
 
-    threads: int = 0  # 0: one per physical core (2 here: 0.4 s sooner to the first token than 1)
-    batch: int = 512  # prompt tokens evaluated per step (beat 128 and 2048 here)
+    threads: int = 0  # 0: one per physical core (2 here: the whole answer 0.7-1.4 s sooner than with 1)
+    batch: int = 512  # prompt tokens evaluated per step (128 and 2048 made no difference that held across runs)
     prompt_lookup: int = 0  # draft tokens guessed from the prompt (prompt-lookup speculative decoding); 0: off
-    # (measured 1.1 s slower to the first token here: drafting needs the logits of every prompt token)
+    # (0.75-1.1 s slower to the first token here: drafting needs the logits of every prompt token)
     flash_attn: bool = True  # llama.cpp's fused attention: prompt evaluation 6-10% faster here (220 -> 237 tokens/s)
     state_cache_mb: int = 768  # evaluated prompts kept in RAM, counted in full (bounded_ram_cache): a prompt that
     # starts like an earlier one resumes from it (the rules and worked example, after a translation came in between)
