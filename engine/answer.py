@@ -20,6 +20,7 @@ from typing import NamedTuple, Sequence
 
 from .check import is_escape
 from .languages import language
+from .prompt import without_prompt_tags
 from .support import Support, Unit, shown_citations
 from .text import cite, drop_empty_code_blocks, strip_citations
 from .tokens import content_words
@@ -111,16 +112,6 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
 
 
 INTRODUCES = (":", "：", "...", "…")
-_PROMPT_TAG = re.compile(r"</?docs?\b[^>]*>")
-
-
-def without_prompt_tags(text: str) -> str:
-    """A sentence without the prompt's ``<docs>``/``<doc …>`` tags, which a small model sometimes echoes.
-
-    >>> without_prompt_tags("Enable it explicitly: <docs> [1]"), without_prompt_tags("<docs> [1]")
-    ('Enable it explicitly: [1]', '[1]')
-    """
-    return re.sub(r"[ \t]{2,}", " ", _PROMPT_TAG.sub("", text)).strip()
 
 
 def introduced_code(s: Support, units: Sequence[Unit]) -> Unit | None:

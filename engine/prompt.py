@@ -65,6 +65,18 @@ def neutralise_tags(text: str) -> str:
     return _TAG.sub(r"&lt;\1\2", text)
 
 
+_WHOLE_TAG = re.compile(_TAG.pattern + r"[^>]*>", re.I)
+
+
+def without_prompt_tags(text: str) -> str:
+    """A sentence without the prompt's ``<docs>``/``<doc …>`` tags, which a small model sometimes echoes.
+
+    >>> without_prompt_tags("Enable it explicitly: <docs> [1]"), without_prompt_tags("<docs> [1]")
+    ('Enable it explicitly: [1]', '[1]')
+    """
+    return re.sub(r"[ \t]{2,}", " ", _WHOLE_TAG.sub("", text)).strip()
+
+
 def _attribute(value: str) -> str:
     return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace("\n", " ")
 
