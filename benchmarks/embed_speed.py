@@ -49,8 +49,8 @@ def main() -> int:
         ("torch, input order, batch 64 (before)", "torch", 64, False),
         ("torch, longest first, batch 64 (before)", "torch", 64, True),
         ("torch, longest first, batch 16", "torch", 16, True),
-        ("onnx fp32, one text per run", "onnx", 16, True),
-        ("onnx int8, one text per run", "int8", 16, True),
+        ("onnx fp32, one text per run, one per core", "onnx", 16, True),
+        ("onnx int8, one text per run, one per core", "int8", 16, True),
     ]
     run(plain, 16, True)  # warm-up
     reference = None
