@@ -16,10 +16,11 @@ FormCheck(cited=[7], invalid=[7], uncited=['This sentence cites nothing.'])
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from .languages import ESCAPE_PHRASES
-from .text import citations, introduces_code, split_sentences, strip_code
+from .text import citations, introduces_code, split_sentences, strip_citations, strip_code
 
 
 class FormCheck(NamedTuple):
@@ -36,6 +37,22 @@ def is_escape(sentence: str) -> bool:
     """
     core = sentence.strip().strip("。.!！\"'“”「」")
     return any(core == phrase.strip("。.") or core.endswith(phrase.strip("。.")) for phrase in ESCAPE_PHRASES)
+
+
+def _bare(text: str) -> str:
+    return re.sub(r"\s+", "", strip_citations(text)).strip("。.!！?？:：,，;；").casefold()
+
+
+def repeats_question(sentence: str, question: str) -> bool:
+    """True when a sentence only copies the user's own words back, which a small model often opens with:
+    it says nothing about the documents, so it is neither a claim nor shown.
+
+    >>> q = "The box has two NICs. How do I make httpx bind to one address?"
+    >>> repeats_question("The box has two NICs [1].", q), repeats_question("Use local_address [1].", q)
+    (True, False)
+    """
+    core = _bare(sentence)
+    return len(core) > 8 and core in _bare(question)
 
 
 def check_citations(text: str, n_docs: int) -> FormCheck:

@@ -195,7 +195,7 @@ class Pipeline:
         yield Retrieved(hits)
 
         asked = found.standalone or question  # what the model is asked: the passages alone explain no "it"
-        checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits])
+        checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits], question=asked)
         ranked = checker.rank_units([asked, rewritten or ""])
         preview = extractive(ranked, lang)
         if preview:

@@ -23,11 +23,12 @@ the translation, identifiers and numbers from the sentence as written.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from .check import is_escape
+from .check import is_escape, repeats_question
 from .embed import Embedder
 from .languages import negated
 from .text import (
@@ -40,6 +41,7 @@ SUPPORT_THRESHOLD = 0.7  # calibrated by benchmarks/support_calibration.py on th
 CAP = 0.45  # the score of a sentence naming an identifier or number its passage lacks
 POLARITY_PENALTY = 0.6  # a unit of the opposite polarity ("does not …") counts this much
 STATUSES = ("supported", "miscited", "unsupported", "uncited", "exempt")
+REPEATS = "Exempt: it only repeats the question (not shown)."
 
 
 def identifier_score(sentence: str, passage: str) -> float | None:
@@ -109,6 +111,44 @@ def passage_units(text: str) -> list[tuple[str, bool, int]]:
     return out or [(text.strip(), False, 0)]
 
 
+_REPL_PROMPT = re.compile(r"^[ \t]*(?:>>>|\.\.\.)(?: |$)", re.M)
+_URL_STRING = re.compile(r"(['\"])[a-z][a-z0-9+.-]*://(?:\\.|(?!\1).)*\1")
+
+
+def code_lines(code: str) -> list[str]:
+    """A code block's lines as they are compared: without REPL prompts, blank lines, comments,
+    whitespace, or the URLs in string literals (the URL in an example is the user's own).
+
+    >>> code_lines(">>> r = httpx.get('https://example.org', headers={'a': 'b'})\\n... \\n# fetch it\\n<Response [200 OK]>")
+    ["r=httpx.get('',headers={'a':'b'})", '<Response[200OK]>']
+    """
+    out = []
+    for line in _REPL_PROMPT.sub("", code).splitlines():
+        squeezed = normalise_code(_URL_STRING.sub(lambda m: m.group(1) * 2, line))
+        if squeezed and not squeezed.startswith("#"):
+            out.append(squeezed)
+    return out
+
+
+def copied_from(code: str, passage: str) -> bool:
+    """True when the passage has the code: as one run of text, or line by line in the same order
+    (the model may leave out a REPL session's output lines, not write lines of its own).
+
+    >>> doc = ">>> auth = httpx.BasicAuth(username='finley', password='secret')\\n>>> client = httpx.Client(auth=auth)\\n<Client>"
+    >>> copied_from("auth = httpx.BasicAuth(username='finley', password='secret')\\nclient = httpx.Client(auth=auth)", doc)
+    True
+    >>> copied_from("client = httpx.Client(auth=auth, verify=False)", doc)
+    False
+    """
+    mine, theirs = code_lines(code), code_lines(passage)
+    if not mine:
+        return False
+    if "".join(mine) in "".join(theirs):
+        return True
+    remaining = iter(theirs)
+    return all(any(line == other for other in remaining) for line in mine)
+
+
 class Support(NamedTuple):
     text: str
     cited: list[int]
@@ -124,9 +164,11 @@ class Support(NamedTuple):
 class SupportChecker:
     """Scores answer sentences against the numbered passages (ids 1..N); each passage unit is embedded once."""
 
-    def __init__(self, embedder: Embedder, passages: Sequence[str], *, threshold: float = SUPPORT_THRESHOLD):
+    def __init__(self, embedder: Embedder, passages: Sequence[str], *, threshold: float = SUPPORT_THRESHOLD,
+                 question: str = ""):
         self.embedder = embedder
         self.passages = list(passages)
+        self.question = question  # a sentence that only repeats it is exempt (REPEATS)
         self.threshold = threshold
         self.units = [
             Unit(pid, pos, text, code, paragraph)
@@ -182,6 +224,8 @@ class SupportChecker:
 
     def check_sentence(self, sentence: str, translation: str | None = None) -> Support:
         cited = citations(sentence)
+        if repeats_question(sentence, self.question):
+            return Support(sentence, cited, "exempt", {}, None, REPEATS)
         if is_escape(sentence) or introduces_code(sentence):
             why = "the fixed 'not found' phrase" if is_escape(sentence) else "introduces the code that follows"
             return Support(sentence, cited, "exempt", {}, None, f"Exempt: {why}.")
@@ -190,9 +234,8 @@ class SupportChecker:
         return result._replace(checked_as=translation) if translation else result
 
     def check_code(self, code: str) -> Support:
-        """A code block is supported when it appears, up to whitespace, in a passage."""
-        target = normalise_code(code)
-        found = [pid for pid, p in enumerate(self.passages, 1) if target and target in normalise_code(p)]
+        """A code block is supported when a passage has it (``copied_from``)."""
+        found = [pid for pid, p in enumerate(self.passages, 1) if copied_from(code, p)]
         if found:
             return Support(code, [], "supported", {p: 1.0 for p in found}, found[0],
                            f"Copied from passage [{found[0]}].", True)

@@ -1,7 +1,7 @@
 """Choosing what is shown: the model's checked answer (citations corrected or added), quotes, or the fixed phrase."""
 
 from repobot.engine.answer import choose, extractive, verified
-from repobot.engine.support import Support, Unit
+from repobot.engine.support import REPEATS, Support, Unit
 
 RANKED = [
     (Unit(1, 0, "HTTPX does not follow redirects by default, unlike requests.", False), 0.8),
@@ -95,3 +95,11 @@ def test_the_prompts_own_tags_echoed_back_are_not_shown():
                  Support("<docs> [1]", [1], "exempt", {}, None, "")]
     choice = verified(sentences, answer)
     assert choice.text == "Redirects are off by default [1]." and len(choice.sentences) == 1
+
+
+def test_a_sentence_repeating_the_question_is_not_shown_nor_counted():
+    answer = "Our proxy needs a password. Redirects are off by default [1]."
+    sentences = [Support("Our proxy needs a password.", [], "exempt", {}, None, REPEATS),
+                 sentence("Redirects are off by default [1].", [1], "supported")]
+    choice = choose(sentences, answer, [], "en")
+    assert choice.verdict == "verified" and choice.text == "Redirects are off by default [1]."

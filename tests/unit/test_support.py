@@ -58,3 +58,20 @@ def test_invalid_id_is_unsupported(fake_embedder):
     [s] = check(fake_embedder, "HTTPX does not follow redirects by default [7].")
     assert s.status in ("miscited", "unsupported")
     assert s.status == "miscited" and s.suggested == 1
+
+
+def test_a_sentence_that_repeats_the_question_is_exempt_and_the_answer_after_it_is_checked(fake_embedder):
+    question = "Our gateway only whitelists one address. Does HTTPX follow redirects by default?"
+    checker = SupportChecker(fake_embedder, PASSAGES, question=question)
+    echo, claim = checker.check_answer("Our gateway only whitelists one address. HTTPX does not follow redirects "
+                                       "by default [1].")
+    assert echo.status == "exempt" and "repeats the question" in echo.reason
+    assert claim.status == "supported"
+
+
+def test_code_copied_from_a_repl_session_or_with_another_url_is_supported_and_changed_code_is_not(fake_embedder):
+    passages = [">>> r = httpx.get('https://httpbin.org/get')\n>>> r.status_code\n200\n>>> r.headers['content-type']"]
+    checker = SupportChecker(fake_embedder, passages)
+    assert checker.check_code("r = httpx.get('https://example.com/api')\nr.headers['content-type']").status == "supported"
+    assert checker.check_code("r = httpx.get('https://example.com/api', verify=False)").status == "unsupported"
+    assert checker.check_code("r.headers['content-type']\nr = httpx.get('https://x.org')").status == "unsupported"
