@@ -208,8 +208,8 @@ class OnnxEmbedder(LocalEmbedder):
         No padding, which measured faster on a CPU than padded batches of 16, and a
         text's vector never depends on its neighbours (int8 scales its activations
         per run). Texts side by side beat one text over two threads on 2 cores: 103
-        against 83 chunks/s on 300 FastAPI passages (int8), and the whole en+zh FastAPI
-        index went from 55.5 to 96.7 chunks/s (benchmarks/scale.py).
+        against 83 chunks/s on 300 FastAPI passages (int8, a one-off comparison), and
+        the whole en+zh FastAPI index went from 55.5 to 96.7 chunks/s (benchmarks/scale.py).
         """
         encoded = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
         rows = list(self._pool.map(self._run, encoded)) if self._pool and len(encoded) > 1 else map(self._run, encoded)
