@@ -44,15 +44,18 @@ def _bare(text: str) -> str:
 
 
 def repeats_question(sentence: str, question: str) -> bool:
-    """True when a sentence only copies the user's own words back, which a small model often opens with:
-    it says nothing about the documents, so it is neither a claim nor shown.
+    """True when a sentence only copies one of the user's own sentences back, which a small model often opens
+    with: it says nothing about the documents, so it is neither a claim nor shown. A yes/no question's
+    plain answer ("有" to "有…吗？") is not a copy.
 
     >>> q = "The box has two NICs. How do I make httpx bind to one address?"
     >>> repeats_question("The box has two NICs [1].", q), repeats_question("Use local_address [1].", q)
     (True, False)
+    >>> repeats_question("httpx 有命令行工具 [1]。", "httpx 有命令行工具吗？想像 curl 一样测接口")
+    False
     """
     core = _bare(sentence)
-    return len(core) > 8 and core in _bare(question)
+    return len(core) > 8 and core in {_bare(s) for s in [question, *split_sentences(question)]}
 
 
 def check_citations(text: str, n_docs: int) -> FormCheck:
