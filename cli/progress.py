@@ -6,41 +6,58 @@ import sys
 import time
 from typing import TextIO
 
+MIN_TIMED = 0.5  # seconds a stage runs before its rate and ETA are shown
+
 
 class ProgressBar:
-    """Call with (stage, done, total); draws only on a terminal, and at most ten times a second."""
+    """Call with (stage, done, total); draws only on a terminal, and at most ten times a second.
+
+    A stage is timed from the call before its first one: its first call comes after
+    its first batch is done, so timing from that call would give an absurd rate.
+    """
 
     def __init__(self, stream: TextIO = sys.stderr, *, enabled: bool | None = None, width: int = 28):
         self.stream = stream
         self.enabled = stream.isatty() if enabled is None else enabled
         self.width = width
         self._stage = ""
-        self._started = time.perf_counter()
-        self._last = 0.0
+        self._started = self._previous = time.perf_counter()  # the stage's start; the last call, of any stage
+        self._last = 0.0  # the last time a line was drawn
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         if not self.enabled:
             return
+        now = time.perf_counter()
+        if stage != self._stage:
+            self._stage, self._started = stage, self._previous
+        self._previous = now
         if stage == "searchable":  # a milestone, not a bar: the folder answers (BM25) from here on
             left = total - done
             rest = f"; embedding {left:,} passages for hybrid search" if left else "; every passage already embedded"
             self.stream.write(f"searchable: {total:,} passages{rest}\n")
             self.stream.flush()
             return
-        now = time.perf_counter()
-        if stage != self._stage:
-            self._stage, self._started = stage, now
         if done < total and now - self._last < 0.1:
             return
         self._last = now
-        elapsed = max(now - self._started, 1e-6)
-        rate = done / elapsed
-        eta = (total - done) / rate if rate > 0 else 0.0
-        filled = int(self.width * done / total) if total else self.width
-        unit = "files" if stage == "chunk" else "passages"
-        label = "embedding" if stage == "embed" else "reading"
-        line = f"\r{label:>9} [{'#' * filled}{'.' * (self.width - filled)}] {done:,}/{total:,} {unit}  {rate:.0f}/s  ETA {eta:.0f}s"
-        self.stream.write(line)
+        self.stream.write(self.line(stage, done, total, now - self._started))
         if done >= total:
             self.stream.write("\n")
         self.stream.flush()
+
+    def line(self, stage: str, done: int, total: int, elapsed: float) -> str:
+        """One drawing of the bar.
+
+        >>> ProgressBar(enabled=False, width=4).line("embed", 50, 100, 2.0)
+        '\\rembedding [##..] 50/100 passages  25/s  ETA 2s'
+        >>> ProgressBar(enabled=False, width=4).line("embed", 50, 100, 0.01)
+        '\\rembedding [##..] 50/100 passages'
+        """
+        filled = int(self.width * done / total) if total else self.width
+        unit = "files" if stage == "chunk" else "passages"
+        label = "embedding" if stage == "embed" else "reading"
+        text = f"\r{label:>9} [{'#' * filled}{'.' * (self.width - filled)}] {done:,}/{total:,} {unit}"
+        if elapsed >= MIN_TIMED and done:
+            rate = done / elapsed
+            text += f"  {rate:.0f}/s  ETA {(total - done) / rate:.0f}s"
+        return text

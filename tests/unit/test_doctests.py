@@ -1,4 +1,4 @@
-"""Every engine module's worked examples (docstrings) hold, and the desktop's pure ones (render, tasks, settings, watch, preflight)."""
+"""Every engine module's worked examples (docstrings) hold, and the desktop's and the CLI's pure ones (render, tasks, settings, watch, preflight, progress)."""
 
 import doctest
 import importlib
@@ -10,7 +10,7 @@ import repobot.engine as engine
 
 MODULES = [f"repobot.engine.{m.name}" for m in pkgutil.iter_modules(engine.__path__)]
 MODULES += ["repobot.desktop.render", "repobot.desktop.tasks", "repobot.desktop.settings", "repobot.desktop.watch",
-            "repobot.desktop.preflight", "repobot.desktop.elf"]
+            "repobot.desktop.preflight", "repobot.desktop.elf", "repobot.cli.progress"]
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
