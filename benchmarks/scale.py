@@ -52,11 +52,10 @@ QUERIES_ZH = [
 
 
 def speed(embedder, texts) -> float:
-    """Chunks/s of ``embedder`` on ``texts`` (after a short warm-up)."""
-    embedder.embed_many(texts[:8])
-    start = time.perf_counter()
-    embedder.embed_many(texts)
-    return round(len(texts) / (time.perf_counter() - start), 1)
+    """Chunks/s of ``embedder`` on ``texts``, timed as the embedder choice times each path."""
+    from repobot.engine.embedders import timed
+
+    return round(timed(embedder, texts)[1], 1)
 
 
 def plain_speed(texts) -> float | None:

@@ -83,15 +83,19 @@ def sample_texts(n: int = SAMPLE) -> list[str]:
     return (paragraphs * (n // max(len(paragraphs), 1) + 1))[:n]
 
 
+def timed(embedder: Embedder, texts: Sequence[str]) -> tuple[np.ndarray, float]:
+    """The vectors of ``texts`` and the chunks per second it took, after a short warm-up (sessions and threads start)."""
+    embedder.embed_many(texts[:4])
+    start = time.perf_counter()
+    vectors = embedder.embed_many(texts)
+    return vectors, len(texts) / (time.perf_counter() - start)
+
+
 def measure(names: Sequence[str], texts: Sequence[str]) -> list[Measurement]:
     """Chunks per second of each path on ``texts``, and how close its vectors are to the plain model's."""
     vectors, speeds = {}, {}
     for name in names:
-        embedder = FACTORIES[name]()
-        embedder.embed_many(texts[:4])  # warm-up: sessions and threads start
-        start = time.perf_counter()
-        vectors[name] = embedder.embed_many(texts)
-        speeds[name] = len(texts) / (time.perf_counter() - start)
+        vectors[name], speeds[name] = timed(FACTORIES[name](), texts)
     reference = vectors.get("torch", vectors.get("onnx"))
     out = []
     for name in names:
