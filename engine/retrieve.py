@@ -24,6 +24,7 @@ MODES = ("hybrid", "bm25", "dense")
 RRF_K = 60
 TOP_K = 5
 POOL = 30  # candidates each ranker contributes to the fusion
+PER_PAGE = 3  # hits one page may take before other pages get their turn (calibrated on the calibrate halves)
 
 
 class Hit(NamedTuple):
@@ -53,6 +54,24 @@ def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K, weights: Sequence[flo
         for rank, item in enumerate(ranking, 1):
             scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda pair: -pair[1])
+
+
+def spread(ranked: Sequence[tuple[int, float]], page_of, most: int = PER_PAGE) -> list[tuple[int, float]]:
+    """The ranking with each page's hits after its ``most``-th moved behind every other page's first ``most``.
+
+    One long page whose chunks all match the question's words would otherwise fill
+    the top k, and the page that answers it would not be shown.
+
+    >>> spread([(1, .9), (2, .8), (3, .7), (4, .6)], page_of={1: "a", 2: "a", 3: "a", 4: "b"}.get, most=2)
+    [(1, 0.9), (2, 0.8), (4, 0.6), (3, 0.7)]
+    """
+    seen: dict[str, int] = {}
+    first, later = [], []
+    for item in ranked:
+        page = page_of(item[0])
+        seen[page] = seen.get(page, 0) + 1
+        (first if seen[page] <= most else later).append(item)
+    return first + later
 
 
 def check_mode(mode: str) -> str:
@@ -101,4 +120,5 @@ def retrieve(
     if not rankings:
         return []
     fused = rrf([[i for i, _ in r] for r in rankings], weights=weights) if len(rankings) > 1 else rankings[0]
+    fused = spread(fused, lambda i: index.chunks[i].source)
     return [Hit(rank, i, index.chunks[i], score) for rank, (i, score) in enumerate(fused[:k], 1)]

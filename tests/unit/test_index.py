@@ -107,3 +107,14 @@ def test_page_languages_and_the_primary_language(tmp_path, fake_embedder):
     assert index.languages == {"zh": 2, "en": 1}
     assert index.primary_language == "en"  # the original, even where translations outnumber it
     assert index.has("httpx") and not index.has("HTTP/3")
+
+
+def test_one_long_page_cannot_fill_the_top_hits(tmp_path, fake_embedder):
+    sections = "\n\n".join(f"## Timeouts {n}\nThe timeout of part {n} is five seconds, timeout timeout.\n" + "x " * 150
+                           for n in range(6))
+    (tmp_path / "long.md").write_text(f"# Timeouts\n{sections}")
+    (tmp_path / "short.md").write_text("# Pool\nThe pool timeout is separate.")
+    index, _ = build(tmp_path, fake_embedder)
+    assert sum(c.source == "long.md" for c in index.chunks) >= 5
+    hits = retrieve(index, fake_embedder, ["timeout"], mode="bm25", k=5)
+    assert [h.chunk.source for h in hits] == ["long.md"] * 3 + ["short.md", "long.md"]  # the others come after
