@@ -150,8 +150,8 @@ def levers(pipe, questions, options) -> dict:
     from repobot.engine.models import resolve_model
 
     default = pipe.models._llm
-    runs = [("defaults", None, options), ("passages whole (trim 0)", None, replace(options, trim=0))]
-    runs += [(f"passages trimmed to {n} sentences", None, replace(options, trim=n)) for n in (2, 4)]
+    runs = [("defaults", None, options)]
+    runs += [(f"passages trimmed to {n} sentences", None, replace(options, trim=n)) for n in (2, 3, 4)]
     runs += [(name, tuning, options) for name, tuning in (
         ("prompt lookup 10", Tuning(prompt_lookup=10)), ("no state cache", Tuning(state_cache_mb=0)),
         ("no flash attention", Tuning(flash_attn=False)), ("1 thread", Tuning(threads=1)),

@@ -58,7 +58,11 @@ class AskOptions:
     max_tokens: int = 400
     gate: bool = True  # refuse before generating when the documents lack what the question is about
     style: PromptStyle = field(default=DEFAULT_STYLE)
-    trim: int = 3  # sentences each passage keeps in the prompt (with the code they introduce); 0: whole passages
+    # Sentences each passage keeps in the prompt (with the code they introduce); 0: whole passages. Whole, because on
+    # the calibrate halves trimming to 3 lost key facts (key facts whole / trimmed: httpx 0.580 / 0.536, FastAPI
+    # 0.190 / 0.119): the sentences most like a question that tells a story are the page's own statement of the
+    # problem, not the fix after it. Trimming saves 0.6-1.1 s to the first token.
+    trim: int = 0
 
 
 class Search(NamedTuple):
