@@ -81,10 +81,31 @@ def _attribute(value: str) -> str:
     return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace("\n", " ")
 
 
+_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,}).*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
+_LINK_OR_CODE = re.compile(r"(`[^`\n]*`)|!?\[((?:[^\]\n]|\n(?![ \t]*\n))*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+
+
+def link_text(text: str) -> str:
+    """Markdown links and images read as their text, outside code: a URL is tokens a small model copies into its
+    answer but cannot use (the viewer opens the page itself).
+
+    >>> link_text('See [the\\nguide](https://x.org/a "A") or ![logo](i.png), not `h[k](r)`:\\n```\\nh[k](r)\\n```')
+    'See the\\nguide or logo, not `h[k](r)`:\\n```\\nh[k](r)\\n```'
+    """
+    def prose(part: str) -> str:
+        return _LINK_OR_CODE.sub(lambda m: m.group(1) or m.group(2), part)
+
+    out, position = [], 0
+    for block in _FENCED.finditer(text):
+        out += [prose(text[position : block.start()]), block.group(0)]
+        position = block.end()
+    return "".join(out + [prose(text[position:])])
+
+
 def build_context(passages: Sequence[tuple[str, str]]) -> str:
-    """Wrap (source, text) pairs in numbered <doc> tags, ids 1..N in the order given."""
+    """Wrap (source, text) pairs in numbered <doc> tags, ids 1..N in the order given; links read as their text."""
     parts = [
-        f'<doc id="{i}" source="{_attribute(source)}">\n{neutralise_tags(text)}\n</doc>'
+        f'<doc id="{i}" source="{_attribute(source)}">\n{neutralise_tags(link_text(text))}\n</doc>'
         for i, (source, text) in enumerate(passages, 1)
     ]
     return "<docs>\n" + "\n".join(parts) + "\n</docs>"
