@@ -82,7 +82,8 @@ def _attribute(value: str) -> str:
 
 
 _FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,}).*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
-_LINK_OR_CODE = re.compile(r"(`[^`\n]*`)|!?\[((?:[^\]\n]|\n(?![ \t]*\n))*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_LINK_OR_CODE = re.compile(  # inline code, or a link not glued to a name before it (code such as d[k](v) stays)
+    r"(`[^`\n]*`)|(?<![A-Za-z0-9_\])])!?\[((?:[^\]\n]|\n(?![ \t]*\n)){0,300})\]\([^)\s]{0,500}(?:\s+\"[^\"]*\")?\)")
 
 
 def link_text(text: str) -> str:
@@ -91,6 +92,8 @@ def link_text(text: str) -> str:
 
     >>> link_text('See [the\\nguide](https://x.org/a "A") or ![logo](i.png), not `h[k](r)`:\\n```\\nh[k](r)\\n```')
     'See the\\nguide or logo, not `h[k](r)`:\\n```\\nh[k](r)\\n```'
+    >>> link_text("    result = handlers[name](request)")  # code cut from its fence still reads as code
+    '    result = handlers[name](request)'
     """
     def prose(part: str) -> str:
         return _LINK_OR_CODE.sub(lambda m: m.group(1) or m.group(2), part)
