@@ -31,7 +31,7 @@ from .errors import RepoBotError
 from .gate import gate
 from .generate import Generation
 from .languages import answer_language, detect_language, language
-from .prompt import Piece, PromptStyle, TAG_COST, build_messages, fit_budget, trim_passage
+from .prompt import Piece, PromptStyle, TAG_COST, build_messages, fit_budget, link_text, trim_passage
 from .registry import ModelSet
 from .result import Answer, Timings
 from .retrieve import Hit, Query, check_mode, retrieve
@@ -308,17 +308,19 @@ def search_queries(asked_texts: Sequence[str], rewritten: str | None, asked: str
 
 
 def prompt_passages(hits: Sequence[Hit], ranked: Sequence[tuple[Unit, float]], trim: int) -> list[tuple[str, str]]:
-    """(source, text) of each hit as the model reads it: trimmed to its most relevant sentences, or whole.
+    """(source, text) of each hit as the model reads it: trimmed to its most relevant sentences, or whole, with
+    links read as their text (so the context budget counts what is sent).
 
     The ids, sources and line spans stay those of the whole chunks, which the
     checker and the viewer use.
     """
     if trim <= 0:
-        return [(h.chunk.source, h.chunk.text) for h in hits]
+        return [(h.chunk.source, link_text(h.chunk.text)) for h in hits]
     out = []
     for hit in hits:
         titles = {t.strip().lower() for t in hit.chunk.heading.split(">")}
         pieces = [Piece(u.position, u.text, u.is_code, score) for u, score in ranked
                   if u.pid == hit.rank and u.text.strip().lower() not in titles]
-        out.append((hit.chunk.source, trim_passage(hit.chunk.heading, pieces, sentences=trim) if pieces else hit.chunk.text))
+        text = trim_passage(hit.chunk.heading, pieces, sentences=trim) if pieces else hit.chunk.text
+        out.append((hit.chunk.source, link_text(text)))
     return out

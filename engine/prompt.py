@@ -15,6 +15,7 @@ import re
 from typing import NamedTuple, Sequence
 
 from .languages import language
+from .text import outside_code
 
 
 class PromptStyle(NamedTuple):
@@ -81,7 +82,6 @@ def _attribute(value: str) -> str:
     return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace("\n", " ")
 
 
-_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,}).*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
 _LINK_OR_CODE = re.compile(  # inline code, or a link not glued to a name before it (code such as d[k](v) stays)
     r"(`[^`\n]*`)|(?<![A-Za-z0-9_\])])!?\[((?:[^\]\n]|\n(?![ \t]*\n)){0,300})\]\([^)\s]{0,500}(?:\s+\"[^\"]*\")?\)")
 
@@ -95,20 +95,13 @@ def link_text(text: str) -> str:
     >>> link_text("    result = handlers[name](request)")  # code cut from its fence still reads as code
     '    result = handlers[name](request)'
     """
-    def prose(part: str) -> str:
-        return _LINK_OR_CODE.sub(lambda m: m.group(1) or m.group(2), part)
-
-    out, position = [], 0
-    for block in _FENCED.finditer(text):
-        out += [prose(text[position : block.start()]), block.group(0)]
-        position = block.end()
-    return "".join(out + [prose(text[position:])])
+    return outside_code(text, lambda prose: _LINK_OR_CODE.sub(lambda m: m.group(1) or m.group(2), prose))
 
 
 def build_context(passages: Sequence[tuple[str, str]]) -> str:
-    """Wrap (source, text) pairs in numbered <doc> tags, ids 1..N in the order given; links read as their text."""
+    """Wrap (source, text) pairs in numbered <doc> tags, ids 1..N in the order given."""
     parts = [
-        f'<doc id="{i}" source="{_attribute(source)}">\n{neutralise_tags(link_text(text))}\n</doc>'
+        f'<doc id="{i}" source="{_attribute(source)}">\n{neutralise_tags(text)}\n</doc>'
         for i, (source, text) in enumerate(passages, 1)
     ]
     return "<docs>\n" + "\n".join(parts) + "\n</docs>"

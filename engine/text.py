@@ -61,6 +61,19 @@ def segments(text: str) -> list[Segment]:
     return out
 
 
+def outside_code(text: str, change) -> str:
+    """``text`` with ``change`` applied to its prose; fenced code blocks (as ``segments`` reads them) stay as they are.
+
+    >>> outside_code("a\\n```\\na\\n```\\na", str.upper)
+    'A\\n```\\na\\n```\\nA'
+    """
+    out, position = [], 0
+    for match in _FENCE_BLOCK.finditer(text):
+        out += [change(text[position : match.start()]), match.group(0)]
+        position = match.end()
+    return "".join(out + [change(text[position:])])
+
+
 _FENCED_BLOCK = re.compile(r"(`{3,}|~{3,})[^\n]*(?:\n(.*?)(?:^[ \t]*\1[ \t]*$)|(\s*)\Z)", re.S | re.M)
 
 
