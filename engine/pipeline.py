@@ -34,7 +34,7 @@ from .languages import answer_language, detect_language, language
 from .prompt import Piece, PromptStyle, TAG_COST, build_messages, fit_budget, link_text, trim_passage
 from .registry import ModelSet
 from .result import Answer, Timings
-from .retrieve import Hit, Query, check_mode, retrieve
+from .retrieve import READ_CHARS, Hit, Query, check_mode, retrieve, widen
 from .rewrite import (
     accept_query, accept_standalone, accept_terms, followup_messages, in_context, is_followup, parse_numbered,
     query_messages, sentences_messages, translation_messages,
@@ -63,6 +63,7 @@ class AskOptions:
     # 0.190 / 0.119): the sentences most like a question that tells a story are the page's own statement of the
     # problem, not the fix after it. Trimming saves 0.6-1.1 s to the first token.
     trim: int = 0
+    read: int = READ_CHARS  # the hits grow with their neighbouring chunks up to this many characters (0: not)
 
 
 class Search(NamedTuple):
@@ -194,7 +195,7 @@ class Pipeline:
         check_options(options)
         lang = answer_language(detect_language(question)).code if options.language == "auto" else options.language
         found = self._search(question, options, earlier)
-        hits, rewritten = found.hits, found.rewritten
+        hits, rewritten = widen(found.hits, self.collection.index.chunks, options.read), found.rewritten
         timings = Timings(retrieve_ms=(time.perf_counter() - started) * 1000)
         yield Retrieved(hits)
 

@@ -25,6 +25,7 @@ RRF_K = 60
 TOP_K = 5
 POOL = 30  # candidates each ranker contributes to the fusion
 PER_PAGE = 3  # hits one page may take before other pages get their turn (calibrated on the calibrate halves)
+READ_CHARS = 3000  # the hits the model reads grow with their neighbours up to this many characters (calibrated)
 
 
 class Hit(NamedTuple):
@@ -122,3 +123,41 @@ def retrieve(
     fused = rrf([[i for i, _ in r] for r in rankings], weights=weights) if len(rankings) > 1 else rankings[0]
     fused = spread(fused, lambda i: index.chunks[i].source)
     return [Hit(rank, i, index.chunks[i], score) for rank, (i, score) in enumerate(fused[:k], 1)]
+
+
+def widen(hits: Sequence[Hit], chunks: Sequence[Chunk], budget: int = READ_CHARS) -> list[Hit]:
+    """Each hit read with its page's neighbouring chunks (the next one, then the one before), in rank order, while
+    all of them together stay within ``budget`` characters; a chunk already shown is not repeated.
+
+    Chunks are sized for the embedder (about 700 characters), and the sentence that answers a question often
+    comes right after the one that matches it: "Before version 0.122.0 ... 403" finds the page, and "you can
+    revert to it by overriding make_not_authenticated_error" is the next chunk. The hit keeps its rank and id;
+    its lines now span the chunks it was read with.
+
+    >>> page = [Chunk("a.md", "A", 1, 1, "Old: 403."), Chunk("a.md", "A", 3, 3, "Override it."),
+    ...         Chunk("b.md", "B", 1, 1, "Other page.")]
+    >>> [(h.chunk.text, h.chunk.start, h.chunk.end) for h in widen([Hit(1, 0, page[0], 0.1)], page, 30)]
+    [('Old: 403.\\n\\nOverride it.', 1, 3)]
+    """
+    taken = {h.chunk_id for h in hits}
+    used = sum(len(h.chunk.text) for h in hits)
+    out = []
+    for hit in hits:
+        first = last = hit.chunk_id
+        for j in (hit.chunk_id + 1, hit.chunk_id - 1):
+            near = chunks[j] if 0 <= j < len(chunks) else None
+            if near is None or j in taken or near.source != hit.chunk.source or used + len(near.text) > budget:
+                continue
+            taken.add(j)
+            used += len(near.text)
+            first, last = min(first, j), max(last, j)
+        out.append(hit._replace(chunk=joined(chunks[first:last + 1])) if first != last else hit)
+    return out
+
+
+def joined(run: Sequence[Chunk]) -> Chunk:
+    """Consecutive chunks of one page as one, its lines and blank lines as in the file (heading of the first)."""
+    text = run[0].text
+    for before, after in zip(run, run[1:]):
+        text += "\n" * max(1, after.start - before.end) + after.text
+    return run[0]._replace(end=run[-1].end, text=text)

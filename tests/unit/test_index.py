@@ -6,7 +6,7 @@ from repobot.engine.bm25 import Bm25Index
 from repobot.engine.index import embed_pending, update_index
 from repobot.engine.store import DiskCheckpoint, load_index, save_index, store_dir
 from repobot.engine.load import load_corpus
-from repobot.engine.retrieve import retrieve
+from repobot.engine.retrieve import retrieve, widen
 
 
 def build(docs, embedder, previous=None):
@@ -118,3 +118,21 @@ def test_one_long_page_cannot_fill_the_top_hits(tmp_path, fake_embedder):
     assert sum(c.source == "long.md" for c in index.chunks) >= 5
     hits = retrieve(index, fake_embedder, ["timeout"], mode="bm25", k=5)
     assert [h.chunk.source for h in hits] == ["long.md"] * 3 + ["short.md", "long.md"]  # the others come after
+
+
+def test_a_hit_is_read_with_the_chunk_after_it_when_there_is_room(tmp_path, fake_embedder):
+    filler = "More words about the old status code and why it changed. " * 8
+    (tmp_path / "auth.md").write_text(f"# Old status codes\n\n## Before\nUntil 0.122.0 a failed login got 403. {filler}\n\n"
+                                      f"## Going back\nOverride make_not_authenticated_error to get 403 again. {filler}\n")
+    (tmp_path / "other.md").write_text("# Other\n\nA page about the 403 status code and nothing else.\n")
+    index, _ = build(tmp_path, fake_embedder)
+    hits = retrieve(index, fake_embedder, ["failed login 403 until 0.122.0"], mode="bm25", k=2)
+    assert hits[0].chunk.heading.endswith("Before") and "make_not_authenticated_error" not in hits[0].chunk.text
+    wide = widen(hits, index.chunks, budget=3000)
+    assert "make_not_authenticated_error" in wide[0].chunk.text  # the next chunk of its own page
+    assert (wide[0].rank, wide[0].chunk_id, wide[0].chunk.start) == (hits[0].rank, hits[0].chunk_id, hits[0].chunk.start)
+    assert wide[0].chunk.end > hits[0].chunk.end  # the viewer highlights what the model read
+    assert wide[0].chunk.text.startswith(hits[0].chunk.text)
+    assert "Other" not in wide[0].chunk.text  # never another page
+    assert widen(hits, index.chunks, budget=len(hits[0].chunk.text) + len(hits[1].chunk.text)) == hits  # no room
+    assert widen(hits, index.chunks, budget=0) == hits
