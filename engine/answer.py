@@ -22,7 +22,7 @@ from .check import is_escape
 from .languages import language
 from .prompt import without_prompt_tags
 from .support import REPEATS, Support, Unit, shown_citations
-from .text import cite, drop_empty_code_blocks, strip_citations
+from .text import cite, drop_empty_code_blocks, identifiers, strip_citations
 from .tokens import content_words
 
 MIN_EXTRACT_SCORE = 0.4  # quotes only this relevant or more; below, the fixed phrase (calibrated)
@@ -163,13 +163,32 @@ def evidence(ranked: Sequence[tuple[Unit, float]]) -> float:
     return max((score for _, score in quotable(ranked)), default=0.0)
 
 
-def extractive(ranked: Sequence[tuple[Unit, float]], lang: str, *, most: int = QUOTES) -> Choice | None:
-    """Quote the best passage sentences (ranked by relevance to the question), in document order, each cited.
+def names_new(u: Unit, asked: str) -> bool:
+    """Whether a passage sentence names a code identifier that the question does not.
 
-    A chosen sentence brings the code block it introduces (it ends with ':'), or
-    the one right after its paragraph: that paragraph's example.
+    Documentation answers "how" with a name, and the sentences most like a question that tells a story are the
+    page's own statement of the problem.
+
+    >>> asked = "Does httpx follow redirects?"
+    >>> names_new(Unit(1, 0, "Enable them with follow_redirects=True.", False), asked)
+    True
+    >>> names_new(Unit(1, 0, "HTTPX does not follow redirects by default.", False), asked)
+    False
     """
-    chosen = [u for u, score in quotable(ranked)[:most] if score >= MIN_EXTRACT_SCORE]
+    known = asked.lower()
+    return any(name.lower() not in known for name in identifiers(u.text))
+
+
+def extractive(ranked: Sequence[tuple[Unit, float]], lang: str, *, asked: str = "", most: int = QUOTES) -> Choice | None:
+    """Quote the best passage sentences, in document order, each cited.
+
+    Of the sentences relevant enough to quote, those that name something the
+    question (``asked``) does not come first, each group by relevance. A chosen
+    sentence brings the code block it introduces (it ends with ':'), or the one
+    right after its paragraph: that paragraph's example.
+    """
+    relevant = [u for u, score in quotable(ranked) if score >= MIN_EXTRACT_SCORE]
+    chosen = sorted(relevant, key=lambda u: not names_new(u, asked))[:most]
     if not chosen:
         return None
     units = [u for u, _ in ranked]
@@ -207,10 +226,11 @@ def not_found(lang: str) -> Choice:
     return Choice("not_found", language(lang).escape, [])
 
 
-def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Unit, float]], lang: str) -> Choice:
+def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Unit, float]], lang: str,
+           asked: str = "") -> Choice:
     """The verdict: the model's checked answer when it holds, else quotes, else the fixed phrase."""
     if said_not_found(sentences):
         return not_found(lang)
     if model_passes(sentences):
         return verified(sentences, answer, [u for u, _ in ranked])
-    return extractive(ranked, lang) or not_found(lang)
+    return extractive(ranked, lang, asked=asked) or not_found(lang)

@@ -202,7 +202,7 @@ class Pipeline:
         asked = found.standalone or question  # what the model is asked: the passages alone explain no "it"
         checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits], question=asked)
         ranked = checker.rank_units([asked, rewritten or ""])
-        preview = extractive(ranked, lang)
+        preview = extractive(ranked, lang, asked=f"{asked} {rewritten or ''}")
         if preview:
             timings.first_content_ms = (time.perf_counter() - started) * 1000
             yield Preview(preview)
@@ -251,7 +251,8 @@ class Pipeline:
         answer.check = check_citations(model_answer, len(answer.retrieved))
         translations = self.translate_sentences(model_answer, corpus_language) if answer.language != corpus_language else {}
         answer.sentences = checker.check_answer(model_answer, translations)
-        choice = choose(answer.sentences, model_answer, ranked, answer.language)
+        choice = choose(answer.sentences, model_answer, ranked, answer.language,
+                        f"{answer.question} {answer.searched_for}")
         answer.verdict, answer.final_answer, answer.final_sentences = choice
 
     def translate_sentences(self, text: str, target: str) -> dict[str, str]:

@@ -89,6 +89,19 @@ def test_quotes_bring_the_example_right_after_their_paragraph():
     assert "HTTPTransport(retries=1)" in choice.text
 
 
+def test_quotes_prefer_a_sentence_that_names_what_the_question_does_not():
+    ranked = [(Unit(1, 0, "After the upgrade a failed login gets 401 instead of 403.", False, 1), 0.8),
+              (Unit(1, 1, "Some clients still expect the old 403 after a failed login.", False, 1), 0.7),
+              (Unit(1, 2, "To get 403 back, override make_not_authenticated_error in a subclass.", False, 2), 0.5),
+              (Unit(1, 3, "Too weak to quote, though it names HTTPBearer.", False, 3), 0.3)]
+    asked = "We upgraded and a failed login now gets 401 instead of 403. Can I get 403 back?"
+    choice = extractive(ranked, "en", asked=asked, most=2)
+    assert "make_not_authenticated_error" in choice.text  # third by relevance, but it names the fix
+    assert "After the upgrade" in choice.text and "Some clients" not in choice.text  # then the most relevant
+    assert "HTTPBearer" not in choice.text  # below the relevance floor, whatever it names
+    assert "make_not_authenticated_error" not in extractive(ranked, "en", most=2).text  # no question: relevance alone
+
+
 def test_the_prompts_own_tags_echoed_back_are_not_shown():
     answer = "Redirects are off by default <docs> [1]. <docs> [1]"
     sentences = [sentence("Redirects are off by default <docs> [1].", [1], "supported"),
