@@ -14,7 +14,8 @@ question of a fresh model (nothing cached) and ``ttft_cached_ms`` the second
 (the system prompt and worked example are then cached).
 
 ``--levers`` also measures what each speed lever buys on these questions:
-passages trimmed for the prompt or whole, prompt-lookup speculative decoding,
+passages trimmed for the prompt or whole, hits read with or without their
+neighbouring chunks, prompt-lookup speculative decoding,
 the RAM cache of evaluated prompts (which keeps the rules and worked example
 ready after a translation came in between), flash attention, and llama.cpp's
 thread count and batch size (``--levers-only``: those alone). Each lever's figures are also printed
@@ -152,6 +153,7 @@ def levers(pipe, questions, options) -> dict:
     default = pipe.models._llm
     runs = [("defaults", None, options)]
     runs += [(f"passages trimmed to {n} sentences", None, replace(options, trim=n)) for n in (2, 3, 4)]
+    runs += [("hits read alone, without their neighbouring chunks", None, replace(options, read=0))]
     runs += [(name, tuning, options) for name, tuning in (
         ("prompt lookup 10", Tuning(prompt_lookup=10)), ("no state cache", Tuning(state_cache_mb=0)),
         ("no flash attention", Tuning(flash_attn=False)), ("1 thread", Tuning(threads=1)),

@@ -118,3 +118,15 @@ def test_strict_rule_switch_reaches_the_prompt(docs):
     assert "even if you know it" not in loose.prompt[0]["content"]
     strict = pipe.ask("Does HTTPX follow redirects?", AskOptions(style=PromptStyle(shape=True)))
     assert "even if you know it" in strict.prompt[0]["content"] and "… [2]." in strict.prompt[0]["content"]
+
+
+def test_the_model_reads_each_hit_with_the_chunk_after_it(tmp_path):
+    filler = "More words about the old status code and why it changed. " * 8
+    (tmp_path / "auth.md").write_text(f"# Old status codes\n\n## Before\nUntil 0.122.0 a failed login got 403. {filler}\n\n"
+                                      f"## Going back\nOverride make_not_authenticated_error to get 403 again. {filler}\n")
+    question = "Until 0.122.0 a failed login got 403?"
+    alone = make(tmp_path, "A failed login got 403 [1].").ask(question, AskOptions(k=1, read=0))
+    wide = make(tmp_path, "A failed login got 403 [1].").ask(question, AskOptions(k=1))
+    assert "make_not_authenticated_error" not in alone.prompt[-1]["content"]
+    assert "make_not_authenticated_error" in wide.prompt[-1]["content"]
+    assert wide.sources[0].chunk.end > alone.sources[0].chunk.end  # the viewer highlights what the model read
