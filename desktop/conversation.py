@@ -39,12 +39,13 @@ class Live(NamedTuple):
 
 
 def source_changed(root: Path, hit: Hit) -> bool:
-    """Whether the lines a saved passage came from read differently now (or the file is gone)."""
+    """Whether the lines a saved passage came from read differently now (or the file is gone); whitespace alone
+    (blank lines between the chunks a hit was read with, a long line cut in two) is no change."""
     try:
         lines = (root / hit.chunk.source).read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return True
-    return "\n".join(lines[hit.chunk.start - 1 : hit.chunk.end]).strip() != hit.chunk.text.strip()
+    return "".join("\n".join(lines[hit.chunk.start - 1 : hit.chunk.end]).split()) != "".join(hit.chunk.text.split())
 
 
 class Conversation(QObject):

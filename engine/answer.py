@@ -174,9 +174,11 @@ def names_new(u: Unit, asked: str) -> bool:
     True
     >>> names_new(Unit(1, 0, "HTTPX does not follow redirects by default.", False), asked)
     False
+    >>> names_new(Unit(1, 0, "Enable them with follow_redirects=True.", False), "")  # no question: relevance alone
+    False
     """
     known = asked.lower()
-    return any(name.lower() not in known for name in identifiers(u.text))
+    return bool(known.strip()) and any(name.lower() not in known for name in identifiers(u.text))
 
 
 def extractive(ranked: Sequence[tuple[Unit, float]], lang: str, *, asked: str = "", most: int = QUOTES) -> Choice | None:

@@ -202,7 +202,8 @@ class Pipeline:
         asked = found.standalone or question  # what the model is asked: the passages alone explain no "it"
         checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits], question=asked)
         ranked = checker.rank_units([asked, rewritten or ""])
-        preview = extractive(ranked, lang, asked=f"{asked} {rewritten or ''}")
+        asked_text = f"{asked} {rewritten or ''}"  # what a quote should name something beyond
+        preview = extractive(ranked, lang, asked=asked_text)
         if preview:
             timings.first_content_ms = (time.perf_counter() - started) * 1000
             yield Preview(preview)
@@ -241,18 +242,18 @@ class Pipeline:
         answer.stop_reason = generation.stop_reason
         if generation.stop_reason in ("repetition", "length", "cancelled"):
             answer.notes.append(f"Generation stopped: {generation.stop_reason}.")
-        self.finish(answer, generation.text, checker, ranked, index.primary_language)
+        self.finish(answer, generation.text, checker, ranked, index.primary_language, asked_text)
         timings.total_ms = (time.perf_counter() - started) * 1000
         yield Done(answer)
 
-    def finish(self, answer: Answer, model_answer: str, checker: SupportChecker, ranked, corpus_language: str) -> None:
+    def finish(self, answer: Answer, model_answer: str, checker: SupportChecker, ranked, corpus_language: str,
+               asked_text: str = "") -> None:
         """Check the model's answer (form and support) and choose what the user is shown."""
         answer.model_answer = model_answer
         answer.check = check_citations(model_answer, len(answer.retrieved))
         translations = self.translate_sentences(model_answer, corpus_language) if answer.language != corpus_language else {}
         answer.sentences = checker.check_answer(model_answer, translations)
-        choice = choose(answer.sentences, model_answer, ranked, answer.language,
-                        f"{answer.question} {answer.searched_for}")
+        choice = choose(answer.sentences, model_answer, ranked, answer.language, asked_text)
         answer.verdict, answer.final_answer, answer.final_sentences = choice
 
     def translate_sentences(self, text: str, target: str) -> dict[str, str]:

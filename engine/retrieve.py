@@ -127,12 +127,13 @@ def retrieve(
 
 def widen(hits: Sequence[Hit], chunks: Sequence[Chunk], budget: int = READ_CHARS) -> list[Hit]:
     """Each hit read with its page's neighbouring chunks (the next one, then the one before), in rank order, while
-    all of them together stay within ``budget`` characters; a chunk already shown is not repeated.
+    all of them together stay within ``budget`` characters (their own text; the line breaks between joined chunks
+    are not counted); a chunk already shown is not repeated.
 
     Chunks are sized for the embedder (about 700 characters), and the sentence that answers a question often
     comes right after the one that matches it: "Before version 0.122.0 ... 403" finds the page, and "you can
-    revert to it by overriding make_not_authenticated_error" is the next chunk. The hit keeps its rank and id;
-    its lines now span the chunks it was read with. A page's chunks are consecutive in the index, in line order
+    revert to it by overriding make_not_authenticated_error" is the next chunk. The hit keeps its rank, id and
+    heading; its lines now span the chunks it was read with. A page's chunks are consecutive in the index, in line order
     (``update_index`` adds them file by file).
 
     >>> page = [Chunk("a.md", "A", 1, 1, "Old: 403."), Chunk("a.md", "A", 3, 3, "Override it."),
@@ -147,18 +148,21 @@ def widen(hits: Sequence[Hit], chunks: Sequence[Chunk], budget: int = READ_CHARS
         first = last = hit.chunk_id
         for j in (hit.chunk_id + 1, hit.chunk_id - 1):
             near = chunks[j] if 0 <= j < len(chunks) else None
-            if near is None or j in taken or near.source != hit.chunk.source or used + len(near.text) > budget:
+            if near is None or j in taken or near.source != hit.chunk.source:
+                continue
+            if used + len(near.text) > budget:
                 continue
             taken.add(j)
             used += len(near.text)
             first, last = min(first, j), max(last, j)
-        out.append(hit._replace(chunk=joined(chunks[first:last + 1])) if first != last else hit)
+        out.append(hit._replace(chunk=joined(chunks[first:last + 1], hit.chunk.heading)) if first != last else hit)
     return out
 
 
-def joined(run: Sequence[Chunk]) -> Chunk:
-    """Consecutive chunks of one page as one, its lines and blank lines as in the file (heading of the first)."""
+def joined(run: Sequence[Chunk], heading: str) -> Chunk:
+    """Consecutive chunks of one page as one, their lines and blank lines as in the file, under ``heading``
+    (the hit's own section, even when the chunk before it ends another)."""
     text = run[0].text
     for before, after in zip(run, run[1:]):
         text += "\n" * max(1, after.start - before.end) + after.text
-    return run[0]._replace(end=run[-1].end, text=text)
+    return run[0]._replace(heading=heading, end=run[-1].end, text=text)

@@ -84,3 +84,17 @@ def test_a_damaged_history_is_set_aside_and_the_window_still_opens(open_window, 
     assert "set aside" in win.chat.banner.text()
     assert win.history.list.count() == 0
     assert list(path.parent.glob("history.damaged-*.sqlite3"))
+
+
+def test_a_source_read_with_its_neighbours_is_changed_only_when_its_words_are(tmp_path):
+    from repobot.desktop.conversation import source_changed
+    from repobot.engine.chunk import Chunk
+    from repobot.engine.retrieve import Hit
+
+    (tmp_path / "a.md").write_text("# A\n\nFirst part.\n   \nSecond part.\n", encoding="utf-8")
+    read = Hit(1, 0, Chunk("a.md", "A", 1, 5, "# A\n\nFirst part.\n\nSecond part."), 0.1)  # the blank line joined
+    assert not source_changed(tmp_path, read)
+    (tmp_path / "a.md").write_text("# A\n\nFirst part.\n   \nSecond part, edited.\n", encoding="utf-8")
+    assert source_changed(tmp_path, read)
+    (tmp_path / "a.md").unlink()
+    assert source_changed(tmp_path, read)

@@ -126,13 +126,20 @@ def test_a_hit_is_read_with_the_chunk_after_it_when_there_is_room(tmp_path, fake
                                       f"## Going back\nOverride make_not_authenticated_error to get 403 again. {filler}\n")
     (tmp_path / "other.md").write_text("# Other\n\nA page about the 403 status code and nothing else.\n")
     index, _ = build(tmp_path, fake_embedder)
-    hits = retrieve(index, fake_embedder, ["failed login 403 until 0.122.0"], mode="bm25", k=2)
-    assert hits[0].chunk.heading.endswith("Before") and "make_not_authenticated_error" not in hits[0].chunk.text
-    wide = widen(hits, index.chunks, budget=3000)
-    assert "make_not_authenticated_error" in wide[0].chunk.text  # the next chunk of its own page
-    assert (wide[0].rank, wide[0].chunk_id, wide[0].chunk.start) == (hits[0].rank, hits[0].chunk_id, hits[0].chunk.start)
-    assert wide[0].chunk.end > hits[0].chunk.end  # the viewer highlights what the model read
-    assert wide[0].chunk.text.startswith(hits[0].chunk.text)
-    assert "Other" not in wide[0].chunk.text  # never another page
-    assert widen(hits, index.chunks, budget=len(hits[0].chunk.text) + len(hits[1].chunk.text)) == hits  # no room
-    assert widen(hits, index.chunks, budget=0) == hits
+    assert [c.source for c in index.chunks] == ["auth.md", "auth.md", "other.md"]
+    first, last = (retrieve(index, fake_embedder, [q], mode="bm25", k=1)[0]
+                   for q in ("failed login until 0.122.0", "override make_not_authenticated_error"))
+    assert (first.chunk_id, last.chunk_id) == (0, 1)
+
+    [wide] = widen([first], index.chunks, budget=3000)  # the chunk after it
+    assert "make_not_authenticated_error" in wide.chunk.text and wide.chunk.text.startswith(first.chunk.text)
+    assert (wide.rank, wide.chunk_id, wide.chunk.start, wide.chunk.heading) == (
+        first.rank, first.chunk_id, first.chunk.start, first.chunk.heading)
+    assert wide.chunk.end == last.chunk.end  # the viewer highlights what the model read
+
+    [wide] = widen([last], index.chunks, budget=3000)  # the next chunk is another page's: the one before instead
+    assert "Other" not in wide.chunk.text and wide.chunk.text.startswith(first.chunk.text)
+    assert wide.chunk.heading == last.chunk.heading  # its own section's heading, not the previous chunk's
+    assert widen([first, last], index.chunks, budget=3000) == [first, last]  # a hit is never repeated in another
+    assert widen([first], index.chunks, budget=len(first.chunk.text) + len(last.chunk.text) - 1) == [first]  # no room
+    assert widen([first], index.chunks, budget=0) == [first]
