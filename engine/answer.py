@@ -21,7 +21,7 @@ from typing import NamedTuple, Sequence
 from .check import is_escape
 from .languages import language
 from .prompt import without_prompt_tags
-from .support import REPEATS, Support, Unit, shown_citations
+from .support import NOT_SHOWN, Support, Unit, shown_citations
 from .text import cite, drop_empty_code_blocks, identifiers, strip_citations
 from .tokens import content_words
 
@@ -65,7 +65,7 @@ def said_not_found(sentences: Sequence[Support]) -> bool:
 def shown_sentence(s: Support) -> Support | None:
     """A model sentence as it is shown: backed ones with their final ids, the rest dropped."""
     if s.status == "exempt":
-        return None if s.reason == REPEATS else s._replace(cited_by="model" if s.cited else None)
+        return None if s.reason in NOT_SHOWN else s._replace(cited_by="model" if s.cited else None)
     if not is_backed(s):
         return None
     if s.is_code:

@@ -42,6 +42,18 @@ CAP = 0.45  # the score of a sentence naming an identifier or number its passage
 POLARITY_PENALTY = 0.6  # a unit of the opposite polarity ("does not …") counts this much
 STATUSES = ("supported", "miscited", "unsupported", "uncited", "exempt")
 REPEATS = "Exempt: it only repeats the question (not shown)."
+INCLUDE = "Exempt: a docs-build directive that pulls in a file from outside the folder (not shown)."
+NOT_SHOWN = (REPEATS, INCLUDE)
+_INCLUDE = re.compile(r"^\{\*\s.*\*\}$|^-{2,}8<-{2,}\s")  # FastAPI's {* file *}, pymdownx's --8<-- "file"
+
+
+def is_include(sentence: str) -> bool:
+    """Whether a line only pulls a file into the page at docs-build time (the model copies these; nobody can use one).
+
+    >>> is_include("{* ../../docs_src/app/tutorial001_py310.py hl[9:13] *} [1]"), is_include("Use {* a *} here.")
+    (True, False)
+    """
+    return bool(_INCLUDE.match(strip_citations(sentence).strip()))
 
 
 def identifier_score(sentence: str, passage: str) -> float | None:
@@ -226,6 +238,8 @@ class SupportChecker:
         cited = citations(sentence)
         if repeats_question(sentence, self.question):
             return Support(sentence, cited, "exempt", {}, None, REPEATS)
+        if is_include(sentence):
+            return Support(sentence, cited, "exempt", {}, None, INCLUDE)
         if is_escape(sentence) or introduces_code(sentence):
             why = "the fixed 'not found' phrase" if is_escape(sentence) else "introduces the code that follows"
             return Support(sentence, cited, "exempt", {}, None, f"Exempt: {why}.")

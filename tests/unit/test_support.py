@@ -75,3 +75,15 @@ def test_code_copied_from_a_repl_session_or_with_another_url_is_supported_and_ch
     assert checker.check_code("r = httpx.get('https://example.com/api')\nr.headers['content-type']").status == "supported"
     assert checker.check_code("r = httpx.get('https://example.com/api', verify=False)").status == "unsupported"
     assert checker.check_code("r.headers['content-type']\nr = httpx.get('https://x.org')").status == "unsupported"
+
+
+def test_a_docs_build_include_line_copied_by_the_model_is_exempt_and_not_shown(fake_embedder):
+    from repobot.engine.answer import choose
+
+    passages = [PASSAGES[0] + "\n\n{* ../../docs_src/redirects/tutorial001_py310.py hl[2] *}\n"]
+    answer = "HTTPX does not follow redirects by default [1].\n{* ../../docs_src/redirects/tutorial001_py310.py hl[2] *}"
+    claim, include = SupportChecker(fake_embedder, passages).check_answer(answer)
+    assert claim.status == "supported"
+    assert include.status == "exempt" and "outside the folder" in include.reason
+    choice = choose([claim, include], answer, [], "en")
+    assert choice.verdict == "verified" and "docs_src" not in choice.text
