@@ -133,8 +133,8 @@ def widen(hits: Sequence[Hit], chunks: Sequence[Chunk], budget: int = READ_CHARS
     Chunks are sized for the embedder (about 700 characters), and the sentence that answers a question often
     comes right after the one that matches it: "Before version 0.122.0 ... 403" finds the page, and "you can
     revert to it by overriding make_not_authenticated_error" is the next chunk. The hit keeps its rank, id and
-    heading; its lines now span the chunks it was read with. A page's chunks are consecutive in the index, in line order
-    (``update_index`` adds them file by file).
+    heading; its lines now span the chunks it was read with. A page's chunks are consecutive in the index, in line
+    order (``update_index`` adds them file by file).
 
     >>> page = [Chunk("a.md", "A", 1, 1, "Old: 403."), Chunk("a.md", "A", 3, 3, "Override it."),
     ...         Chunk("b.md", "B", 1, 1, "Other page.")]
