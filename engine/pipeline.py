@@ -247,8 +247,9 @@ class Pipeline:
         yield Done(answer)
 
     def finish(self, answer: Answer, model_answer: str, checker: SupportChecker, ranked, corpus_language: str,
-               asked_text: str = "") -> None:
-        """Check the model's answer (form and support) and choose what the user is shown."""
+               asked_text: str) -> None:
+        """Check the model's answer (form and support) and choose what the user is shown; ``asked_text`` is the
+        question text the preview's quotes were chosen against, so the final quotes are chosen the same way."""
         answer.model_answer = model_answer
         answer.check = check_citations(model_answer, len(answer.retrieved))
         translations = self.translate_sentences(model_answer, corpus_language) if answer.language != corpus_language else {}
