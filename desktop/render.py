@@ -71,7 +71,10 @@ def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
     colour, icon = STATUS_STYLE[s.status]
     link = f'<a href="sent:{turn}:{part}:{index}" style="color:{colour};text-decoration:none">'
     if s.is_code:
-        return f'<div>{link}{icon} code</a><pre style="background:#f6f8fa">{html.escape(s.text)}</pre></div>'
+        source = (f' <span style="color:#8250df;font-size:small">(the documents\' example, from '
+                  f'{link_citations(f"[{s.suggested}]", turn)}, in place of the model\'s)</span>'
+                  if part == "final" and s.example and s.suggested else "")
+        return f'<div>{link}{icon} code</a>{source}<pre style="background:#f6f8fa">{html.escape(s.text)}</pre></div>'
     text = s.text[2:] if s.text.startswith("> ") else s.text  # quoted lines of an extractive answer
     added = (f' <span style="color:#8250df;font-size:small">({ADDED_BY_CHECKER})</span>'
              if part == "final" and s.cited_by == "checker" and not s.text.startswith("> ") else "")

@@ -2,7 +2,8 @@
 
 - ``verified``: the model's own answer, keeping only sentences a passage
   supports. A sentence the model left uncited, or cited wrongly, is shown with
-  the passage that supports it, marked as cited by the checker.
+  the passage that supports it, marked as cited by the checker. Code the
+  model adapted from a passage's example is shown as that example.
 - ``extractive``: the model's answer failed; the 1-3 passage sentences (and the
   code they introduce) that best answer the question are quoted, each with its [n].
 - ``not_found``: the passages do not cover the question; the fixed phrase.
@@ -68,8 +69,8 @@ def shown_sentence(s: Support) -> Support | None:
         return None if s.reason in NOT_SHOWN else s._replace(cited_by="model" if s.cited else None)
     if not is_backed(s):
         return None
-    if s.is_code:
-        return s._replace(cited_by="checker")
+    if s.is_code:  # copied, or adapted from a passage's example: then that example is shown
+        return s._replace(text=s.example or s.text, cited_by="checker")
     ids, by = shown_citations(s)
     return s._replace(text=cite(s.text, ids), cited=ids, cited_by=by, status="supported")
 

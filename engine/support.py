@@ -161,6 +161,41 @@ def copied_from(code: str, passage: str) -> bool:
     return all(any(line == other for other in remaining) for line in mine)
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
+
+
+def code_names(code: str) -> set[str]:
+    """The names and numbers a code block uses (keywords too: they cancel out when two blocks are compared).
+
+    >>> sorted(code_names("client = httpx.Client(timeout=5)"))
+    ['5', 'Client', 'client', 'httpx', 'timeout']
+    """
+    return set(_NAME.findall(code))
+
+
+def adapted_from(code: str, blocks: Sequence[str], question: str = "") -> int | None:
+    """Which of the passages' code ``blocks`` the model's code adapts: the smallest block that uses every name the
+    code uses, apart from the user's own (words of the question). None when no block does, or the code uses
+    fewer than three names.
+
+    A small model trims an example, renames a variable from the question or
+    changes a literal; the documents' own block is then shown in its place. A
+    name the model made up (``elapsed``, when no block has it) means no block.
+
+    >>> blocks = ["def log(request):\\n    print(request.url)\\nclient = httpx.Client(event_hooks={'request': [log]})"]
+    >>> adapted_from("client = httpx.Client(event_hooks={'request': [log]})", blocks)
+    0
+    >>> adapted_from("print(response.elapsed)\\nclient = httpx.Client()", blocks) is None
+    True
+    """
+    mine = code_names(code)
+    if len(mine) < 3:
+        return None
+    mine -= code_names(question)
+    fits = [(len(code_names(block)), n) for n, block in enumerate(blocks) if mine <= code_names(block)]
+    return min(fits)[1] if fits else None
+
+
 class Support(NamedTuple):
     text: str
     cited: list[int]
@@ -171,6 +206,7 @@ class Support(NamedTuple):
     is_code: bool = False
     cited_by: str | None = None  # on shown sentences: "model" (its own [n]) or "checker" (added or corrected)
     checked_as: str | None = None  # the translation it was judged through, when it is in another language
+    example: str | None = None  # code the model adapted: the passage's own block, which is shown in its place
 
 
 class SupportChecker:
@@ -248,11 +284,18 @@ class SupportChecker:
         return result._replace(checked_as=translation) if translation else result
 
     def check_code(self, code: str) -> Support:
-        """A code block is supported when a passage has it (``copied_from``)."""
+        """A code block is supported when a passage has it (``copied_from``), or adapts one of the passages' blocks
+        (``adapted_from``): that block is then shown in its place."""
         found = [pid for pid, p in enumerate(self.passages, 1) if copied_from(code, p)]
         if found:
             return Support(code, [], "supported", {p: 1.0 for p in found}, found[0],
                            f"Copied from passage [{found[0]}].", True)
+        blocks = [u for u in self.units if u.is_code]
+        n = adapted_from(code, [u.text for u in blocks], self.question)
+        if n is not None:
+            pid = blocks[n].pid
+            return Support(code, [], "supported", {pid: 1.0}, pid, f"Adapts the example in passage [{pid}], which is "
+                           "shown instead.", True, example=blocks[n].text)
         return Support(code, [], "unsupported", {}, None, "This code does not appear in any passage.", True)
 
     def check_answer(self, answer: str, translations: dict[str, str] | None = None) -> list[Support]:

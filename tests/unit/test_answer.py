@@ -42,6 +42,17 @@ def test_unsupported_code_is_dropped_and_copied_code_kept():
     assert "follow_redirects=True" in choice.text and "magic" not in choice.text
 
 
+def test_adapted_code_is_shown_as_the_documents_example_once():
+    code = "client.get(u, follow_redirects=True)"
+    answer = f"Enable it:\n```python\n{code}\n```\nAgain:\n```\n{code}\n```"
+    adapted = Support("client.get(u, follow_redirects=True)", [], "supported", {1: 1.0}, 1, "", True,
+                      example="client.get(url, follow_redirects=True)")
+    choice = verified([Support("Enable it:", [], "exempt", {}, None, ""), adapted,
+                       Support("Again:", [], "exempt", {}, None, ""), adapted], answer)
+    assert choice.text.count("client.get(url, follow_redirects=True)") == 1 and "(u," not in choice.text
+    assert [(s.text, s.cited_by) for s in choice.sentences if s.is_code] == [(adapted.example, "checker")]
+
+
 def test_a_failed_answer_gives_quotes_with_the_code_they_introduce():
     choice = choose([sentence("Made up [1].", [1], "unsupported")], "Made up [1].", RANKED, "en")
     assert choice.verdict == "extractive"

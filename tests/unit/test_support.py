@@ -87,3 +87,19 @@ def test_a_docs_build_include_line_copied_by_the_model_is_exempt_and_not_shown(f
     assert include.status == "exempt" and "outside the folder" in include.reason
     choice = choose([claim, include], answer, [], "en")
     assert choice.verdict == "verified" and "docs_src" not in choice.text
+
+
+def test_code_the_model_adapted_from_an_example_shows_the_example_and_invented_names_do_not(fake_embedder):
+    example = ("def log_request(request):\n    print(f\"Request: {request.method} {request.url}\")\n\n"
+               "client = httpx.Client(event_hooks={'request': [log_request], 'response': [log_response]})")
+    passages = ["Register hooks on the client:\n```python\n" + example + "\n```", "A longer example:\n```python\n"
+                + example + "\nresponse = client.get(url)\nresponse.raise_for_status()\n```"]
+    checker = SupportChecker(fake_embedder, passages, question="How do I print the method and url of each request?")
+    trimmed = ("def log_request(request):\n    print(request.method, request.url)\n\n"
+               "client = httpx.Client(event_hooks={'request': [log_request]})")
+    adapted = checker.check_code(trimmed)
+    assert (adapted.status, adapted.suggested, adapted.example) == ("supported", 1, example)  # the smaller block
+    assert "Adapts the example in passage [1]" in adapted.reason
+    invented = checker.check_code("client = httpx.Client(event_hooks={'request': [log_request]})\nprint(r.elapsed)")
+    assert invented.status == "unsupported" and invented.example is None
+    assert checker.check_code("print(x)").status == "unsupported"  # too few names to tell what it adapts
