@@ -67,6 +67,9 @@ def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
     >>> s = Support("Off by default [1].", [1], "supported", {1: 0.9}, None, "", False, "checker")
     >>> print(sentence_html(0, "final", 0, s))
     <a href="sent:0:final:0" style="color:#1a7f37;text-decoration:none">✓</a> <span style="color:#1a7f37">Off by default <a href="cite:0:1">[1]</a>.</span> <span style="color:#8250df;font-size:small">(cited by RepoBot)</span> <span style="color:#1a7f37;font-size:small">[supported]</span><br>
+    >>> code = Support("get(url)", [], "supported", {2: 1.0}, 2, "", True, "checker", example="get(url)")
+    >>> 'example, from <a href="cite:0:2">[2]</a>, in place of' in sentence_html(0, "final", 1, code)
+    True
     """
     colour, icon = STATUS_STYLE[s.status]
     link = f'<a href="sent:{turn}:{part}:{index}" style="color:{colour};text-decoration:none">'
