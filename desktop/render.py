@@ -79,9 +79,11 @@ def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
                   if part == "final" and s.example and s.suggested else "")
         return f'<div>{link}{icon} code</a>{source}<pre style="background:#f6f8fa">{html.escape(s.text)}</pre></div>'
     text = s.text[2:] if s.text.startswith("> ") else s.text  # quoted lines of an extractive answer
+    section = (f'<span style="color:#57606a;font-size:small">{html.escape(s.section)} ›</span> '
+               if s.section else "")  # a quote's section heading
     added = (f' <span style="color:#8250df;font-size:small">({ADDED_BY_CHECKER})</span>'
              if part == "final" and s.cited_by == "checker" and not s.text.startswith("> ") else "")
-    return (f'{link}{icon}</a> <span style="color:{colour}">{_inline(text, turn)}</span>{added} '
+    return (f'{link}{icon}</a> {section}<span style="color:{colour}">{_inline(text, turn)}</span>{added} '
             f'<span style="color:{colour};font-size:small">[{s.status}]</span><br>')
 
 

@@ -188,7 +188,15 @@ def extractive(ranked: Sequence[tuple[Unit, float]], lang: str, *, asked: str = 
     Of the sentences relevant enough to quote, those that name something the
     question (``asked``) does not come first, each group by relevance. A chosen
     sentence brings the code block it introduces (it ends with ':'), or the one
-    right after its paragraph: that paragraph's example.
+    right after its paragraph: that paragraph's example. A quote from another
+    section than the quote before it comes under that section's heading.
+
+    >>> ranked = [(Unit(1, 1, "WebSocket support for HTTPX.", False, 1, "httpx-ws"), 0.7)]
+    >>> print(extractive(ranked, "en").text)
+    Quoted from the documents:
+    <BLANKLINE>
+    **httpx-ws**
+    > WebSocket support for HTTPX. [1]
     """
     relevant = [u for u, score in quotable(ranked) if score >= MIN_EXTRACT_SCORE]
     chosen = sorted(relevant, key=lambda u: not names_new(u, asked))[:most]
@@ -202,12 +210,16 @@ def extractive(ranked: Sequence[tuple[Unit, float]], lang: str, *, asked: str = 
         if follow is not None and follow not in chosen:
             chosen.append(follow)
     chosen.sort(key=lambda u: (u.pid, u.position))
-    lines, shown = [language(lang).quoted_label, ""], []
+    lines, shown, under = [language(lang).quoted_label, ""], [], ""
     for u in chosen:
         text = u.text if u.is_code else f"> {u.text} [{u.pid}]"
+        section = u.section if not u.is_code and u.section.lower() != u.text.lower() else None
+        if section and section != under:
+            lines.append(f"**{section}**")
+        under = u.section if not u.is_code else under
         lines += ["```", u.text, "```"] if u.is_code else [text]
         shown.append(Support(text, [u.pid], "supported", {u.pid: 1.0}, None, f"Quoted from passage [{u.pid}].",
-                             u.is_code, "checker"))
+                             u.is_code, "checker", section=section))
     return Choice("extractive", "\n".join(lines), shown)
 
 

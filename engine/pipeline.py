@@ -34,7 +34,7 @@ from .languages import answer_language, detect_language, language
 from .prompt import Piece, PromptStyle, TAG_COST, build_messages, fit_budget, link_text, trim_passage
 from .registry import ModelSet
 from .result import Answer, Timings
-from .retrieve import READ_CHARS, Hit, Query, check_mode, retrieve, widen
+from .retrieve import READ_CHARS, Hit, Query, check_mode, opening_section, retrieve, widen
 from .rewrite import (
     accept_query, accept_standalone, accept_terms, followup_messages, in_context, is_followup, parse_numbered,
     query_messages, sentences_messages, translation_messages,
@@ -200,7 +200,9 @@ class Pipeline:
         yield Retrieved(hits)
 
         asked = found.standalone or question  # what the model is asked: the passages alone explain no "it"
-        checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits], question=asked)
+        chunks = self.collection.index.chunks
+        checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits], question=asked,
+                                 sections=[opening_section(h, chunks) for h in hits])
         ranked = checker.rank_units([asked, rewritten or ""])
         asked_text = f"{asked} {rewritten or ''}"  # what a quote should name something beyond
         preview = extractive(ranked, lang, asked=asked_text)

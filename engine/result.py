@@ -71,7 +71,7 @@ def support_json(s: Support) -> dict:
     return {
         "text": s.text, "cited": s.cited, "status": s.status, "support": {str(k): v for k, v in s.support.items()},
         "suggested": s.suggested, "reason": s.reason, "code": s.is_code, "cited_by": s.cited_by,
-        "checked_as": s.checked_as, "example": s.example,
+        "checked_as": s.checked_as, "example": s.example, "section": s.section,
     }
 
 
@@ -104,7 +104,7 @@ def answer_json(a: Answer, *, full: bool = False) -> dict:
 def support_from_json(d: dict) -> Support:
     return Support(d["text"], list(d["cited"]), d["status"], {int(k): v for k, v in d["support"].items()},
                    d["suggested"], d["reason"], d.get("code", False), d.get("cited_by"), d.get("checked_as"),
-                   d.get("example"))
+                   d.get("example"), d.get("section"))
 
 
 def answer_from_json(d: dict) -> Answer:

@@ -159,6 +159,21 @@ def widen(hits: Sequence[Hit], chunks: Sequence[Chunk], budget: int = READ_CHARS
     return out
 
 
+def opening_section(hit: Hit, chunks: Sequence[Chunk]) -> str:
+    """The section a (widened) hit's text starts in: the last part of the heading of its first chunk.
+
+    >>> page = [Chunk("a.md", "A > Old", 1, 1, "Old: 403."), Chunk("a.md", "A > New", 3, 3, "## New\\nOverride it.")]
+    >>> [opening_section(h, page) for h in widen([Hit(1, 1, page[1], 0.1)], page, 30)]
+    ['Old']
+    """
+    first = hit.chunk_id
+    if not 0 <= first < len(chunks):
+        return hit.chunk.heading.rsplit(" > ", 1)[-1]
+    while first > 0 and chunks[first - 1].source == hit.chunk.source and chunks[first - 1].start >= hit.chunk.start:
+        first -= 1
+    return chunks[first].heading.rsplit(" > ", 1)[-1]
+
+
 def joined(run: Sequence[Chunk], heading: str) -> Chunk:
     """Consecutive chunks of one page as one, their lines and blank lines as in the file, under ``heading``
     (the hit's own section, even when the chunk before it ends another)."""

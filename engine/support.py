@@ -100,27 +100,37 @@ class Unit(NamedTuple):
     text: str
     is_code: bool
     paragraph: int = 0  # which paragraph (or code block) of the passage it belongs to
+    section: str = ""  # the heading of the section it is in
 
 
-def passage_units(text: str) -> list[tuple[str, bool, int]]:
-    """A passage's units in order, each ``(text, is_code, paragraph)``: prose sentences (markup stripped) and whole
-    code blocks, numbered by the paragraph (or block) they belong to.
+_HEADING = re.compile(r"#{1,6}\s")
 
-    >>> passage_units("## Redirects\\nOff by default. Enable it:\\n```\\nclient.get(url)\\n```")
-    [('Redirects', False, 1), ('Off by default.', False, 2), ('Enable it:', False, 2), ('client.get(url)', True, 3)]
+
+def passage_units(text: str, section: str = "") -> list[tuple[str, bool, int, str]]:
+    """A passage's units in order, each ``(text, is_code, paragraph, section)``: prose sentences (markup stripped)
+    and whole code blocks, numbered by the paragraph (or block) they belong to, under the last heading above them
+    (``section`` before the passage's first heading).
+
+    >>> passage_units("Intro here.\\n## Redirects { #r }\\nOff by default.", "Guide")[2]
+    ('Off by default.', False, 3, 'Redirects')
+    >>> [section for *_, section in passage_units("Intro here.\\n## Redirects\\nOff by default.", "Guide")]
+    ['Guide', 'Redirects', 'Redirects']
     """
-    out: list[tuple[str, bool, int]] = []
+    out: list[tuple[str, bool, int, str]] = []
     paragraph = 0
     for segment in segments(text):
         if segment.is_code:
             if segment.text.strip():
                 paragraph += 1
-                out.append((segment.text.strip("\n"), True, paragraph))
+                out.append((segment.text.strip("\n"), True, paragraph, section))
             continue
         for block in paragraphs(segment.text):
             paragraph += 1
-            out.extend((s, False, paragraph) for s in (strip_markup(p) for p in split_line(block)) if len(s) > 3)
-    return out or [(text.strip(), False, 0)]
+            if _HEADING.match(block.strip()):
+                section = strip_markup(block)
+            sentences = (strip_markup(p) for p in split_line(block))
+            out.extend((s, False, paragraph, section) for s in sentences if len(s) > 3)
+    return out or [(text.strip(), False, 0, section)]
 
 
 _REPL_PROMPT = re.compile(r"^[ \t]*(?:>>>|\.\.\.)(?: |$)", re.M)
@@ -207,21 +217,24 @@ class Support(NamedTuple):
     cited_by: str | None = None  # on shown sentences: "model" (its own [n]) or "checker" (added or corrected)
     checked_as: str | None = None  # the translation it was judged through, when it is in another language
     example: str | None = None  # code the model adapted: the passage's own block, which is shown in its place
+    section: str | None = None  # a quote's section heading
 
 
 class SupportChecker:
     """Scores answer sentences against the numbered passages (ids 1..N); each passage unit is embedded once."""
 
     def __init__(self, embedder: Embedder, passages: Sequence[str], *, threshold: float = SUPPORT_THRESHOLD,
-                 question: str = ""):
+                 question: str = "", sections: Sequence[str] = ()):
+        """``sections``: the heading each passage starts under, for its units before its first heading line."""
         self.embedder = embedder
         self.passages = list(passages)
         self.question = question  # a sentence that only repeats it is exempt (REPEATS)
         self.threshold = threshold
+        opening = list(sections) + [""] * (len(self.passages) - len(sections))
         self.units = [
-            Unit(pid, pos, text, code, paragraph)
+            Unit(pid, pos, *unit)
             for pid, passage in enumerate(self.passages, 1)
-            for pos, (text, code, paragraph) in enumerate(passage_units(passage))
+            for pos, unit in enumerate(passage_units(passage, opening[pid - 1]))
         ]
         texts = [u.text for u in self.units]
         self._vectors = embedder.embed_batch(texts) if texts else np.zeros((0, embedder.dim), np.float32)

@@ -53,6 +53,19 @@ def test_adapted_code_is_shown_as_the_documents_example_once():
     assert [(s.text, s.cited_by) for s in choice.sentences if s.is_code] == [(adapted.example, "checker")]
 
 
+def test_quotes_come_under_the_heading_of_their_section_once():
+    ranked = [(Unit(1, 0, "httpx-ws", False, 1, "httpx-ws"), 0.9),
+              (Unit(1, 1, "WebSocket support for HTTPX, built on its transports.", False, 2, "httpx-ws"), 0.8),
+              (Unit(1, 2, "It works with both Client and AsyncClient instances.", False, 2, "httpx-ws"), 0.7),
+              (Unit(2, 0, "Allows consuming Server-Sent Events with HTTPX.", False, 1, "httpx-sse"), 0.6)]
+    choice = extractive(ranked, "en")
+    assert choice.text.splitlines()[2:] == [
+        "**httpx-ws**", "> WebSocket support for HTTPX, built on its transports. [1]",
+        "> It works with both Client and AsyncClient instances. [1]",
+        "**httpx-sse**", "> Allows consuming Server-Sent Events with HTTPX. [2]"]
+    assert [s.section for s in choice.sentences] == ["httpx-ws", "httpx-ws", "httpx-sse"]
+
+
 def test_a_failed_answer_gives_quotes_with_the_code_they_introduce():
     choice = choose([sentence("Made up [1].", [1], "unsupported")], "Made up [1].", RANKED, "en")
     assert choice.verdict == "extractive"

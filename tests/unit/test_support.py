@@ -103,3 +103,12 @@ def test_code_the_model_adapted_from_an_example_shows_the_example_and_invented_n
     invented = checker.check_code("client = httpx.Client(event_hooks={'request': [log_request]})\nprint(r.elapsed)")
     assert invented.status == "unsupported" and invented.example is None
     assert checker.check_code("print(x)").status == "unsupported"  # too few names to tell what it adapts
+
+
+def test_each_unit_knows_the_section_it_is_in(fake_embedder):
+    passages = ["A sentence before any heading.\n\n## Event hooks { #hooks }\n\nHooks run on every request.",
+                "No heading in this one at all."]
+    checker = SupportChecker(fake_embedder, passages, sections=["Opening section"])
+    assert [(u.pid, u.text, u.section) for u in checker.units] == [
+        (1, "A sentence before any heading.", "Opening section"), (1, "Event hooks", "Event hooks"),
+        (1, "Hooks run on every request.", "Event hooks"), (2, "No heading in this one at all.", "")]
