@@ -185,8 +185,8 @@ def code_names(code: str) -> set[str]:
 
 def adapted_from(code: str, blocks: Sequence[str], question: str = "") -> int | None:
     """Which of the passages' code ``blocks`` the model's code adapts: the smallest block that uses every name the
-    code uses, apart from the user's own (words of the question). None when no block does, or the code uses
-    fewer than three names.
+    code uses, apart from the user's own (words of the question). None when no block does, or when fewer than
+    three names are left to tell which block it adapts.
 
     A small model trims an example, renames a variable from the question or
     changes a literal; the documents' own block is then shown in its place. A
@@ -198,10 +198,9 @@ def adapted_from(code: str, blocks: Sequence[str], question: str = "") -> int | 
     >>> adapted_from("print(response.elapsed)\\nclient = httpx.Client()", blocks) is None
     True
     """
-    mine = code_names(code)
+    mine = code_names(code) - code_names(question)
     if len(mine) < 3:
         return None
-    mine -= code_names(question)
     fits = [(len(code_names(block)), n) for n, block in enumerate(blocks) if mine <= code_names(block)]
     return min(fits)[1] if fits else None
 

@@ -103,6 +103,7 @@ def test_code_the_model_adapted_from_an_example_shows_the_example_and_invented_n
     invented = checker.check_code("client = httpx.Client(event_hooks={'request': [log_request]})\nprint(r.elapsed)")
     assert invented.status == "unsupported" and invented.example is None
     assert checker.check_code("print(x)").status == "unsupported"  # too few names to tell what it adapts
+    assert checker.check_code("print(request.method, request.url)").status == "unsupported"  # the question's own
 
 
 def test_each_unit_knows_the_section_it_is_in(fake_embedder):
