@@ -1,0 +1,89 @@
+"""Examples: code in an answer against the passages' code blocks.
+
+A code block of the model's answer is supported when a passage has it
+(``copied_from``: line by line, REPL prompts, output lines and the user's own
+URLs aside), and shown as the documents' own example when it adapts one
+(``adapted_from``: every name it uses is in that block, apart from the
+question's). Pure functions of text; ``support`` uses them.
+
+>>> copied_from("r = httpx.get('https://example.org')", ">>> r = httpx.get('https://www.example.com')\\n<Response [200 OK]>")
+True
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from .text import normalise_code
+
+_REPL_PROMPT = re.compile(r"^[ \t]*(?:>>>|\.\.\.)(?: |$)", re.M)
+_URL_STRING = re.compile(r"(['\"])[a-z][a-z0-9+.-]*://(?:\\.|(?!\1).)*\1")
+
+
+def code_lines(code: str) -> list[str]:
+    """A code block's lines as they are compared: without REPL prompts, blank lines, comments,
+    whitespace, or the URLs in string literals (the URL in an example is the user's own).
+
+    >>> code_lines(">>> r = httpx.get('https://example.org', headers={'a': 'b'})\\n... \\n# fetch it\\n<Response [200 OK]>")
+    ["r=httpx.get('',headers={'a':'b'})", '<Response[200OK]>']
+    """
+    out = []
+    for line in _REPL_PROMPT.sub("", code).splitlines():
+        squeezed = normalise_code(_URL_STRING.sub(lambda m: m.group(1) * 2, line))
+        if squeezed and not squeezed.startswith("#"):
+            out.append(squeezed)
+    return out
+
+
+def copied_from(code: str, passage: str) -> bool:
+    """True when the passage has the code: as one run of text, or line by line in the same order
+    (the model may leave out a REPL session's output lines, not write lines of its own).
+
+    >>> doc = ">>> auth = httpx.BasicAuth(username='finley', password='secret')\\n>>> client = httpx.Client(auth=auth)\\n<Client>"
+    >>> copied_from("auth = httpx.BasicAuth(username='finley', password='secret')\\nclient = httpx.Client(auth=auth)", doc)
+    True
+    >>> copied_from("client = httpx.Client(auth=auth, verify=False)", doc)
+    False
+    """
+    mine, theirs = code_lines(code), code_lines(passage)
+    if not mine:
+        return False
+    if "".join(mine) in "".join(theirs):
+        return True
+    remaining = iter(theirs)
+    return all(any(line == other for other in remaining) for line in mine)
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
+
+
+def code_names(code: str) -> set[str]:
+    """The names and numbers a code block uses (keywords too: they cancel out when two blocks are compared).
+
+    >>> sorted(code_names("client = httpx.Client(timeout=5)"))
+    ['5', 'Client', 'client', 'httpx', 'timeout']
+    """
+    return set(_NAME.findall(code))
+
+
+def adapted_from(code: str, blocks: Sequence[str], question: str = "") -> int | None:
+    """Which of the passages' code ``blocks`` the model's code adapts: the smallest block that uses every name the
+    code uses, apart from the user's own (words of the question). None when no block does, or when fewer than
+    three names are left to tell which block it adapts.
+
+    A small model trims an example, renames a variable from the question or
+    changes a literal; the documents' own block is then shown in its place. A
+    name the model made up (``elapsed``, when no block has it) means no block.
+
+    >>> blocks = ["def log(request):\\n    print(request.url)\\nclient = httpx.Client(event_hooks={'request': [log]})"]
+    >>> adapted_from("client = httpx.Client(event_hooks={'request': [log]})", blocks)
+    0
+    >>> adapted_from("print(response.elapsed)\\nclient = httpx.Client()", blocks) is None
+    True
+    """
+    mine = code_names(code) - code_names(question)
+    if len(mine) < 3:
+        return None
+    fits = [(len(code_names(block)), n) for n, block in enumerate(blocks) if mine <= code_names(block)]
+    return min(fits)[1] if fits else None
