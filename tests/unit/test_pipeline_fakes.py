@@ -130,3 +130,16 @@ def test_the_model_reads_each_hit_with_the_chunk_after_it(tmp_path):
     assert "make_not_authenticated_error" not in alone.prompt[-1]["content"]
     assert "make_not_authenticated_error" in wide.prompt[-1]["content"]
     assert wide.sources[0].chunk.end > alone.sources[0].chunk.end  # the viewer highlights what the model read
+
+
+def test_a_quote_from_a_chunk_without_its_heading_line_comes_under_its_section(tmp_path):
+    filler = "This plugin page has a long introduction about many unrelated matters of packaging. " * 30
+    (tmp_path / "plugins.md").write_text(f"# Plugins\n\n## httpx-ws\n\n{filler}\n\n"
+                                         "WebSocket connections are supported by this package for clients.\n")
+    answer = make(tmp_path, "Made up [7].").ask("Are WebSocket connections supported for clients?",
+                                                 AskOptions(k=1, read=0))
+    assert "## httpx-ws" not in answer.sources[0].chunk.text  # the hit starts after the heading line
+    assert answer.verdict == "extractive"
+    assert answer.final_answer.splitlines()[2:] == [
+        "**httpx-ws**", "> WebSocket connections are supported by this package for clients. [1]"]
+    assert answer.to_json()["final_sentences"][0]["section"] == "httpx-ws"
