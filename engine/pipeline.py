@@ -195,14 +195,15 @@ class Pipeline:
         check_options(options)
         lang = answer_language(detect_language(question)).code if options.language == "auto" else options.language
         found = self._search(question, options, earlier)
-        hits, rewritten = widen(found.hits, self.collection.index.chunks, options.read), found.rewritten
+        index = self.collection.index
+        hits, rewritten = widen(found.hits, index.chunks, options.read), found.rewritten
         timings = Timings(retrieve_ms=(time.perf_counter() - started) * 1000)
         yield Retrieved(hits)
 
         asked = found.standalone or question  # what the model is asked: the passages alone explain no "it"
-        chunks = self.collection.index.chunks
-        checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits], question=asked,
-                                 sections=[opening_section(h, chunks) for h in hits])
+        texts = [h.chunk.text for h in hits]
+        checker = SupportChecker(self.models.embedder, texts, question=asked,
+                                 sections=[opening_section(h, index.chunks) for h in hits])
         ranked = checker.rank_units([asked, rewritten or ""])
         asked_text = f"{asked} {rewritten or ''}"  # what a quote should name something beyond
         preview = extractive(ranked, lang, asked=asked_text)
@@ -210,14 +211,13 @@ class Pipeline:
             timings.first_content_ms = (time.perf_counter() - started) * 1000
             yield Preview(preview)
 
-        index = self.collection.index
         if index.pending and options.mode != "bm25":
             done = index.size - index.pending_chunks
             notes.append(f"Still embedding this folder: {done:,} of {index.size:,} passages are searched by meaning so "
                          "far; the others were found by their words alone (BM25).")
         answer = Answer(question, lang, self.models.llm_label, [], hits, searched_for=found.searched_for or question,
                         notes=notes + self.collection.notes, timings=timings, evidence=evidence(ranked))
-        verdict_gate = gate(asked, [h.chunk.text for h in hits], index, rewritten=rewritten,
+        verdict_gate = gate(asked, texts, index, rewritten=rewritten,
                             same_language=detect_language(question) == index.primary_language)
         if options.gate and not verdict_gate.covered:
             choice = not_found(lang)

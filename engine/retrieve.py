@@ -166,12 +166,12 @@ def opening_section(hit: Hit, chunks: Sequence[Chunk]) -> str:
     >>> [opening_section(h, page) for h in widen([Hit(1, 1, page[1], 0.1)], page, 30)]
     ['Old']
     """
-    first = hit.chunk_id
-    if not 0 <= first < len(chunks):
-        return hit.chunk.heading.rsplit(" > ", 1)[-1]
-    while first > 0 and chunks[first - 1].source == hit.chunk.source and chunks[first - 1].start >= hit.chunk.start:
-        first -= 1
-    return chunks[first].heading.rsplit(" > ", 1)[-1]
+    first, heading = hit.chunk_id, hit.chunk.heading  # a hit from a saved answer (id -1) keeps its own heading
+    if 0 <= first < len(chunks):
+        while first > 0 and chunks[first - 1].source == hit.chunk.source and chunks[first - 1].start >= hit.chunk.start:
+            first -= 1
+        heading = chunks[first].heading
+    return heading.rsplit(" > ", 1)[-1]
 
 
 def joined(run: Sequence[Chunk], heading: str) -> Chunk:
