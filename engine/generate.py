@@ -195,6 +195,39 @@ def is_repeating(text: str, *, times: int = 3, min_len: int = 12, max_len: int =
     return False
 
 
+_NOISE = re.compile(r"\[\d+\]|\d+|[\W_]+")
+
+
+def line_key(line: str) -> str:
+    """A line as a loop detector compares it: lower case, without numbers, citations, markup or punctuation.
+
+    >>> line_key("3. **Use camelCase**: turn `create_item` into `createItem` [2].")
+    'usecamelcaseturncreateitemintocreateitem'
+    """
+    return _NOISE.sub("", line.lower())
+
+
+def repeats_line(text: str, *, times: int = 3, min_len: int = 16) -> bool:
+    """True when the last finished prose line says, numbers aside, what ``times - 1`` earlier ones said: a small
+    model going round a numbered list ("4. Use camelCase…", "6. Use camelCase…") with different numbers, which
+    ``is_repeating`` (the same text, back to back) misses. Lines inside code blocks are not compared.
+
+    >>> loop = "Steps:\\n1. Use the client's base_url [1].\\n2. Pass headers.\\n3. Use the client's base_url [1].\\n"
+    >>> code = "```\\nclient = httpx.Client()\\n```\\n" * 3
+    >>> repeats_line(loop + "4. Use the client's base_url.\\n"), repeats_line(loop), repeats_line(code)
+    (True, False, False)
+    """
+    prose, fenced, last = [], False, ""
+    for line in text.split("\n")[:-1]:  # finished lines
+        last = ""
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced:
+            last = line_key(line)
+            prose.append(last)
+    return len(last) >= min_len and prose.count(last) >= times
+
+
 @dataclass
 class Generation:
     """One streamed answer. Iterate it for visible text; read the stats afterwards."""
@@ -228,7 +261,7 @@ class Generation:
                 if visible.startswith(shown) and len(visible) > len(shown):
                     yield visible[len(shown) :]
                     shown = visible
-                if is_repeating(self.raw):
+                if is_repeating(self.raw) or ("\n" in piece and repeats_line(self.raw)):
                     self.stop_reason = "repetition"
                     break
             else:

@@ -26,6 +26,22 @@ def test_repetition_stops_generation():
     assert gen.text.count("follow_redirects") < 6
 
 
+def test_a_numbered_list_going_round_stops_generation():
+    steps = "".join(f"{n}. **Use camelCase**: turn `create_item` into `createItem`.\n" for n in range(1, 30))
+    gen = Generation(FakeLLM("Options:\n" + steps), [], max_tokens=1000)
+    list(gen)
+    assert gen.stop_reason == "repetition"
+    assert gen.text.count("camelCase") == 3  # stopped once a line came back a third time
+
+
+def test_code_repeated_across_examples_does_not_stop_generation():
+    block = "```python\nclient = httpx.Client(timeout=10.0)\n```\n"
+    reply = "".join(f"Example {n} [1]:\n{block}" for n in ("one", "two", "three", "four"))
+    gen = Generation(FakeLLM(reply), [], max_tokens=1000)
+    list(gen)
+    assert gen.stop_reason == "end" and gen.text == reply.strip()
+
+
 def test_cancel_is_checked_at_every_token():
     cancel = threading.Event()
     gen = Generation(FakeLLM("x" * 400, piece=1), [], max_tokens=1000, cancel=cancel)
