@@ -21,9 +21,10 @@ from typing import NamedTuple, Sequence
 
 from .check import is_escape
 from .languages import language
+from .names import identifiers
 from .prompt import without_prompt_tags
 from .support import NOT_SHOWN, Support, Unit, shown_citations
-from .text import cite, drop_empty_code_blocks, identifiers, strip_citations
+from .text import cite, drop_empty_code_blocks, strip_citations
 from .tokens import content_words
 
 MIN_EXTRACT_SCORE = 0.4  # quotes only this relevant or more; below, the fixed phrase (calibrated)

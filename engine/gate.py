@@ -35,7 +35,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Protocol, Sequence
 
-from .text import identifiers, word_in
+from .names import identifiers
+from .text import word_in
 from .tokens import content_words, tokenize
 
 MIN_INFORMATIVE = 3  # covered informative words that make an absent key term a bystander (calibrated)

@@ -15,7 +15,7 @@ import re
 from typing import NamedTuple, Sequence
 
 from .languages import language
-from .text import outside_code
+from .text import drop_link_definitions, outside_code
 
 
 class PromptStyle(NamedTuple):
@@ -87,15 +87,18 @@ _LINK_OR_CODE = re.compile(  # inline code, or a link not glued to a name before
 
 
 def link_text(text: str) -> str:
-    """Markdown links and images read as their text, outside code: a URL is tokens a small model copies into its
-    answer but cannot use (the viewer opens the page itself).
+    """Markdown links and images read as their text, outside code, and link definitions (``[id]: URL``) are left
+    out: a URL is tokens a small model copies into its answer but cannot use (the viewer opens the page itself).
 
     >>> link_text('See [the\\nguide](https://x.org/a "A") or ![logo](i.png), not `h[k](r)`:\\n```\\nh[k](r)\\n```')
     'See the\\nguide or logo, not `h[k](r)`:\\n```\\nh[k](r)\\n```'
     >>> link_text("    result = handlers[name](request)")  # code cut from its fence still reads as code
     '    result = handlers[name](request)'
     """
-    return outside_code(text, lambda prose: _LINK_OR_CODE.sub(lambda m: m.group(1) or m.group(2), prose))
+    def plain(prose: str) -> str:
+        return _LINK_OR_CODE.sub(lambda m: m.group(1) or m.group(2), drop_link_definitions(prose))
+
+    return outside_code(text, plain)
 
 
 def build_context(passages: Sequence[tuple[str, str]]) -> str:

@@ -32,8 +32,9 @@ from .check import is_escape, repeats_question
 from .embed import Embedder
 from .examples import adapted_from, copied_from
 from .languages import negated
+from .names import identifiers, numbers
 from .text import (
-    MIN_SENTENCE, citations, identifiers, introduces_code, normalise_code, numbers, paragraphs, prose_sentences,
+    MIN_SENTENCE, citations, drop_link_definitions, introduces_code, normalise_code, paragraphs, prose_sentences,
     segments, split_line, strip_citations, strip_markup,
 )
 from .tokens import content_words
@@ -125,7 +126,7 @@ def passage_units(text: str, section: str = "") -> list[tuple[str, bool, int, st
                 paragraph += 1
                 out.append((segment.text.strip("\n"), True, paragraph, section))
             continue
-        for block in paragraphs(segment.text):
+        for block in paragraphs(drop_link_definitions(segment.text)):
             paragraph += 1
             if _HEADING.match(block.strip()):
                 section = strip_markup(block)

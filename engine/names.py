@@ -1,0 +1,55 @@
+"""Names: the code identifiers and numbers a sentence names, which the checker, the gate and the quotes compare.
+
+>>> identifiers("Set `follow_redirects=True` on httpx.Client, or see HTTP/3.")
+['follow_redirects=True', 'httpx.Client', 'HTTP/3']
+>>> sorted(numbers("Five seconds, or 10 at most."))
+['10', '5']
+"""
+
+from __future__ import annotations
+
+import re
+
+from .text import CITATION, inline_code, strip_inline_code
+
+_IDENT = re.compile(
+    r"[A-Za-z_]\w*(?:\.\w+)+(?:\(\))?"  # httpx.Client, response.next_request()
+    r"|(?<![\w/])[A-Za-z]+/\d+(?:\.\d+)?(?![\w/])|[A-Z]{2,}/[A-Z0-9]+"  # HTTP/3, HTTP/1.1, TCP/IP (not "and/or", "4xx/5xx")
+    r"|[A-Za-z]*_\w+(?:=\w+)?"  # follow_redirects, follow_redirects=True
+    r"|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*"  # camelCase, CamelCase
+    r"|\b\d{2,}\b",  # numbers like 503 or 2048
+    re.ASCII,  # a name ends where the letters of another script begin ("FastAPIで…")
+)
+
+
+def identifiers(sentence: str) -> list[str]:
+    """Code identifiers and numbers named in a sentence, in order, without repeats.
+
+    >>> identifiers("Catch 4xx/5xx on HTTP/1.1 with response.raise_for_status(), not HTTP/3.")
+    ['HTTP/1.1', 'response.raise_for_status', 'HTTP/3']
+    """
+    text = CITATION.sub(" ", sentence)
+    found = [m.strip() for m in inline_code(text)] + _IDENT.findall(strip_inline_code(text))
+    out: list[str] = []
+    for item in found:
+        item = item.strip(".,;:()")
+        if item and item not in out:
+            out.append(item)
+    return out
+
+
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+_NUMBER_WORDS |= {"hundred": "100", "thousand": "1000", "un": "1", "deux": "2", "trois": "3", "cinq": "5", "dix": "10"}
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
+_CJK_NUMBER = re.compile(r"(?<=[^\x00-\x7f])\d+(?:\.\d+)?|\d+(?:\.\d+)?(?=[^\x00-\x7f])")
+
+
+def numbers(text: str) -> set[str]:
+    """Numbers in a text, written as digits or as English or French words (``5秒`` counts too).
+
+    >>> sorted(numbers("The default is five seconds, or 10 with `max_connections=10`; HTTP/2. 5秒"))
+    ['10', '5']
+    """
+    text = CITATION.sub(" ", text)
+    found = {_NUMBER_WORDS.get(m.lower(), m) for m in _NUMBER.findall(text)}
+    return found | set(_CJK_NUMBER.findall(text))
