@@ -40,8 +40,9 @@ def identifiers(sentence: str) -> list[str]:
 
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 _NUMBER_WORDS |= {"hundred": "100", "thousand": "1000", "un": "1", "deux": "2", "trois": "3", "cinq": "5", "dix": "10"}
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
-_CJK_NUMBER = re.compile(r"(?<=[^\x00-\x7f])\d+(?:\.\d+)?|\d+(?:\.\d+)?(?=[^\x00-\x7f])")
+_NUMBER = re.compile(r"(?<![\w./])\d+(?:\.\d+)?(?!\w|\.\w)|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
+_CJK_NUMBER = re.compile(r"(?<=[^\x00-\x7f])\d+(?:\.\d+)?|(?<![\w./])\d+(?:\.\d+)?(?=[^\x00-\x7f])")
+_LIST_MARKER = re.compile(r"^[ \t>*-]*\d+[.)][ \t]+", re.M)
 
 
 def numbers(text: str) -> set[str]:
@@ -49,7 +50,11 @@ def numbers(text: str) -> set[str]:
 
     >>> sorted(numbers("The default is five seconds, or 10 with `max_connections=10`; HTTP/2. 5秒"))
     ['10', '5']
+    >>> sorted(numbers("The pool holds 100. Python 3.9+ and v1.2 are versions.")), sorted(numbers("版本 3.9"))
+    (['100', '3.9'], ['3.9'])
+    >>> numbers("2. **Use `proxy`**: HTTP/2。"), numbers("1) Set a timeout")  # list markers and HTTP/2 are not numbers
+    (set(), set())
     """
-    text = CITATION.sub(" ", text)
+    text = _LIST_MARKER.sub("", CITATION.sub(" ", text))
     found = {_NUMBER_WORDS.get(m.lower(), m) for m in _NUMBER.findall(text)}
     return found | set(_CJK_NUMBER.findall(text))
