@@ -270,7 +270,8 @@ _TAGS = re.compile(r"</?[a-zA-Z][^>\n]*>")
 _ATTRIBUTES = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")  # mkdocs "## Title { #title }"
 
 
-_LINK_DEFINITION = re.compile(r"^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*\S+[^\n]*$", re.M)
+_LINK_DEFINITION = re.compile(  # [id]: destination "optional title", alone on its line (CommonMark's shape)
+    r"""^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*\S+(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$""", re.M)
 
 
 def drop_link_definitions(prose: str) -> str:
@@ -278,6 +279,8 @@ def drop_link_definitions(prose: str) -> str:
 
     >>> drop_link_definitions("Python 3.9+\\n\\n[sync-support]: https://github.com/encode/httpx/issues/572")
     'Python 3.9+\\n\\n'
+    >>> drop_link_definitions("[Note]: the pool is shared.")  # prose, not a definition
+    '[Note]: the pool is shared.'
     """
     return _LINK_DEFINITION.sub("", prose)
 
