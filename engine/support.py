@@ -246,7 +246,8 @@ class SupportChecker:
         out: list[Support] = []
         for segment in segments(answer):
             if segment.is_code:
-                out.append(self.check_code(segment.text.strip("\n")))
+                if segment.text.strip():  # an empty block (a fence left open at the end) claims nothing
+                    out.append(self.check_code(segment.text.strip("\n")))
             else:
                 out += [self.check_sentence(s, translations.get(s)) for s in answer_sentences(segment.text)]
         return out

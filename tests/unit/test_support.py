@@ -54,6 +54,12 @@ def test_code_block_supported_up_to_whitespace_and_invented_code_not(fake_embedd
     assert code[0].suggested == 1
 
 
+def test_a_fence_left_open_at_the_end_of_an_answer_is_not_a_claim(fake_embedder):
+    answer = "HTTPX does not follow redirects by default [1].\n```python\nclient = httpx.Client(follow_redirects=True)\n```\n```"
+    checked = check(fake_embedder, answer)
+    assert [(s.status, s.is_code) for s in checked] == [("supported", False), ("supported", True)]
+
+
 def test_invalid_id_is_unsupported(fake_embedder):
     [s] = check(fake_embedder, "HTTPX does not follow redirects by default [7].")
     assert s.status in ("miscited", "unsupported")
