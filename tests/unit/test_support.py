@@ -1,6 +1,7 @@
 """Each support status, with a deterministic embedder (the real one is tested in integration)."""
 
-from repobot.engine.support import SupportChecker
+from repobot.engine.prompt import link_text
+from repobot.engine.support import SupportChecker, passage_units
 
 PASSAGES = [
     "## Redirects\nHTTPX does not follow redirects by default. Enable them with `follow_redirects=True`:\n"
@@ -58,6 +59,12 @@ def test_a_fence_left_open_at_the_end_of_an_answer_is_not_a_claim(fake_embedder)
     answer = "HTTPX does not follow redirects by default [1].\n```python\nclient = httpx.Client(follow_redirects=True)\n```\n```"
     checked = check(fake_embedder, answer)
     assert [(s.status, s.is_code) for s in checked] == [("supported", False), ("supported", True)]
+
+
+def test_a_link_definition_is_neither_a_passage_sentence_nor_sent_to_the_model():
+    passage = "HTTPX requires Python 3.9+\n\n[sync-support]: https://github.com/encode/httpx/issues/572\n"
+    assert [text for text, *_ in passage_units(passage)] == ["HTTPX requires Python 3.9+"]
+    assert "github.com" not in link_text(passage)
 
 
 def test_invalid_id_is_unsupported(fake_embedder):
