@@ -45,7 +45,8 @@ POLARITY_PENALTY = 0.6  # a unit of the opposite polarity ("does not …") count
 STATUSES = ("supported", "miscited", "unsupported", "uncited", "exempt")
 REPEATS = "Exempt: it only repeats the question (not shown)."
 INCLUDE = "Exempt: a docs-build directive that pulls in a file from outside the folder (not shown)."
-NOT_SHOWN = (REPEATS, INCLUDE)
+UNBACKED_LEAD = "Exempt: it leads into code, but names something no passage supports (not shown)."
+NOT_SHOWN = (REPEATS, INCLUDE, UNBACKED_LEAD)
 _INCLUDE = re.compile(r"^\{\*\s.*\*\}$|^-{2,}8<-{2,}\s")  # FastAPI's {* file *}, pymdownx's --8<-- "file"
 
 
@@ -220,7 +221,14 @@ class SupportChecker:
             return Support(sentence, cited, "exempt", {}, None, INCLUDE)
         if is_escape(sentence) or introduces_code(sentence):
             why = "the fixed 'not found' phrase" if is_escape(sentence) else "introduces the code that follows"
-            return Support(sentence, cited, "exempt", {}, None, f"Exempt: {why}.")
+            if is_escape(sentence) or not identifiers(strip_citations(sentence)):
+                return Support(sentence, cited, "exempt", {}, None, f"Exempt: {why}.")
+            # "Turn checks off with `verify=False`:" names something: shown only when a passage backs it, and (as any
+            # line that leads into code) never counted for or against the answer; the code after it is checked.
+            scores = self.scores(sentence, translation)
+            backed = _verdict(sentence, cited, scores, self.threshold).status != "unsupported"
+            return Support(sentence, cited, "exempt", scores, None, f"Exempt: {why}." if backed else UNBACKED_LEAD,
+                           checked_as=translation)
         scores = self.scores(sentence, translation)
         result = _verdict(sentence, cited, scores, self.threshold)
         return result._replace(checked_as=translation) if translation else result

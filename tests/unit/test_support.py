@@ -1,7 +1,8 @@
 """Each support status, with a deterministic embedder (the real one is tested in integration)."""
 
 from repobot.engine.prompt import link_text
-from repobot.engine.support import SupportChecker, passage_units
+from repobot.engine.answer import verified
+from repobot.engine.support import UNBACKED_LEAD, SupportChecker, passage_units
 
 PASSAGES = [
     "## Redirects\nHTTPX does not follow redirects by default. Enable them with `follow_redirects=True`:\n"
@@ -65,6 +66,16 @@ def test_a_link_definition_is_neither_a_passage_sentence_nor_sent_to_the_model()
     passage = "HTTPX requires Python 3.9+\n\n[sync-support]: https://github.com/encode/httpx/issues/572\n"
     assert [text for text, *_ in passage_units(passage)] == ["HTTPX requires Python 3.9+"]
     assert "github.com" not in link_text(passage)
+
+
+def test_a_line_leading_into_code_that_names_something_no_passage_backs_is_not_shown(fake_embedder):
+    answer = ("Enable them with `follow_redirects=True` [1]:\n```python\nclient = httpx.Client(follow_redirects=True)\n```\n"
+              "Turn checks off with `verify=False` [1]:\n```python\nclient = httpx.Client(follow_redirects=True)\n```")
+    checked = check(fake_embedder, answer)
+    assert [s.status for s in checked] == ["exempt", "supported", "exempt", "supported"]
+    assert checked[0].reason != UNBACKED_LEAD and checked[2].reason == UNBACKED_LEAD
+    shown = verified(checked, answer).text
+    assert "follow_redirects=True` [1]:" in shown and "verify=False" not in shown
 
 
 def test_invalid_id_is_unsupported(fake_embedder):
