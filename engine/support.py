@@ -219,15 +219,17 @@ class SupportChecker:
             return Support(sentence, cited, "exempt", {}, None, REPEATS)
         if is_include(sentence):
             return Support(sentence, cited, "exempt", {}, None, INCLUDE)
-        if is_escape(sentence) or introduces_code(sentence):
-            why = "the fixed 'not found' phrase" if is_escape(sentence) else "introduces the code that follows"
-            if is_escape(sentence) or not identifiers(strip_citations(sentence)):
-                return Support(sentence, cited, "exempt", {}, None, f"Exempt: {why}.")
+        if is_escape(sentence):
+            return Support(sentence, cited, "exempt", {}, None, "Exempt: the fixed 'not found' phrase.")
+        if introduces_code(sentence):
+            lead = "Exempt: introduces the code that follows."
+            if not identifiers(strip_citations(sentence)):
+                return Support(sentence, cited, "exempt", {}, None, lead)
             # "Turn checks off with `verify=False`:" names something: shown only when a passage backs it, and (as any
             # line that leads into code) never counted for or against the answer; the code after it is checked.
             scores = self.scores(sentence, translation)
             backed = _verdict(sentence, cited, scores, self.threshold).status != "unsupported"
-            return Support(sentence, cited, "exempt", scores, None, f"Exempt: {why}." if backed else UNBACKED_LEAD,
+            return Support(sentence, cited, "exempt", scores, None, lead if backed else UNBACKED_LEAD,
                            checked_as=translation)
         scores = self.scores(sentence, translation)
         result = _verdict(sentence, cited, scores, self.threshold)
