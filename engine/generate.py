@@ -195,7 +195,7 @@ def is_repeating(text: str, *, times: int = 3, min_len: int = 12, max_len: int =
     return False
 
 
-_NOISE = re.compile(r"\[\d+\]|\d+|[\W_]+")
+_NOISE = re.compile(r"[\W\d_]+")  # all but letters: numbers, [n], markup, punctuation, spaces
 
 
 def line_key(line: str) -> str:

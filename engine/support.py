@@ -228,7 +228,7 @@ class SupportChecker:
             # "Turn checks off with `verify=False`:" names something: shown only when a passage backs it, and (as any
             # line that leads into code) never counted for or against the answer; the code after it is checked.
             scores = self.scores(sentence, translation)
-            backed = _verdict(sentence, cited, scores, self.threshold).status != "unsupported"
+            backed = max(scores.values(), default=0.0) >= self.threshold
             return Support(sentence, cited, "exempt", scores, None, lead if backed else UNBACKED_LEAD,
                            checked_as=translation)
         scores = self.scores(sentence, translation)
