@@ -13,6 +13,7 @@ import re
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, NamedTuple, Sequence
@@ -208,24 +209,27 @@ def line_key(line: str) -> str:
 
 
 def repeats_line(text: str, *, times: int = 3, min_len: int = 16) -> bool:
-    """True when the last finished prose line says, numbers aside, what ``times - 1`` earlier ones said: a small
-    model going round a numbered list ("4. Use camelCase…", "6. Use camelCase…") with different numbers, which
-    ``is_repeating`` (the same text, back to back) misses. Lines inside code blocks are not compared.
+    """True when a finished prose line says, numbers aside, what ``times - 1`` earlier ones said: a small model
+    going round a numbered list ("4. Use camelCase…", "6. Use camelCase…") or round the same example ("Use
+    `DigestAuth` like this:" before each of four code blocks), which ``is_repeating`` (the same text, back to back)
+    misses. Lines inside code blocks are not compared. Every finished line counts, not only the last one: a
+    streamed piece may end a line and open a code block at once (":\\n\\n```").
 
     >>> loop = "Steps:\\n1. Use the client's base_url [1].\\n2. Pass headers.\\n3. Use the client's base_url [1].\\n"
     >>> code = "```\\nclient = httpx.Client()\\n```\\n" * 3
     >>> repeats_line(loop + "4. Use the client's base_url.\\n"), repeats_line(loop), repeats_line(code)
     (True, False, False)
+    >>> repeats_line(("Use `DigestAuth` like this:\\n\\n```\\nhttpx.DigestAuth(user, password)\\n```\\n\\n" * 3) + "```")
+    True
     """
-    prose, fenced, last = [], False, ""
+    prose: list[str] = []
+    fenced = False
     for line in text.split("\n")[:-1]:  # finished lines
-        last = ""
         if line.lstrip().startswith("```"):
             fenced = not fenced
-        elif not fenced:
-            last = line_key(line)
-            prose.append(last)
-    return len(last) >= min_len and prose.count(last) >= times
+        elif not fenced and len(key := line_key(line)) >= min_len:
+            prose.append(key)
+    return any(count >= times for count in Counter(prose).values())
 
 
 @dataclass

@@ -34,6 +34,29 @@ def test_a_numbered_list_going_round_stops_generation():
     assert gen.text.count("camelCase") == 3  # stopped once a line came back a third time
 
 
+class PiecesLLM(FakeLLM):
+    """Streams the given pieces as they are: a real tokenizer may end a line and open a code block in one piece."""
+
+    def __init__(self, pieces):
+        super().__init__("".join(pieces))
+        self.pieces = pieces
+
+    def stream_chat(self, messages, *, max_tokens):
+        self.calls.append(list(messages))
+        yield from self.pieces[:max_tokens]
+
+
+def test_a_line_coming_back_before_each_example_stops_generation():
+    def example(n):  # the code differs each time, so the text never repeats back to back (``is_repeating``)
+        return ["如果你需要提供用户名和密码，", "可以使用 `DigestAuth` 类", "：\n\n```", "pycon\n",
+                f">>> auth = httpx.DigestAuth('user{n}', 'password{n}')\n", "```", "\n\n"]
+
+    gen = Generation(PiecesLLM(["Use `auth=`.\n\n"] + sum((example(n) for n in range(6)), [])), [], max_tokens=1000)
+    list(gen)
+    assert gen.stop_reason == "repetition"
+    assert gen.text.count("DigestAuth` 类") == 3  # stopped with the piece that finished the third copy
+
+
 def test_code_repeated_across_examples_does_not_stop_generation():
     block = "```python\nclient = httpx.Client(timeout=10.0)\n```\n"
     reply = "".join(f"Example {n} [1]:\n{block}" for n in ("one", "two", "three", "four"))
