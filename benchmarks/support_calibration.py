@@ -6,8 +6,12 @@ Each label says whether a sentence is supported by the passages it was written
 from. Lines that carry their passages (and, for a sentence in another language
 than the passages, its translation) are checked exactly as they were; older
 lines without passages are checked against the 5 passages hybrid retrieval
-gives for their question on the httpx docs. The checker predicts "supported"
-when some passage's support score reaches the threshold. The threshold is
+gives for their question on the httpx docs. Each sentence is judged as the
+pipeline judges it (``check_sentence``, knowing the question): the checker
+predicts "supported" when some passage's support score reaches the threshold,
+and a sentence it exempts (one that only repeats the question, a docs-build
+include line) counts as "not supported", since it is never shown as sourced.
+The threshold is
 chosen on the "calibrate" split (a sweep shows the trade-off) and the figures
 that count are those of the "report" split, by language.
 """
@@ -54,11 +58,12 @@ def main() -> int:
     rows = []
     for row in labels:
         passages = [p["text"] for p in row["passages"]] if row.get("passages") else None
-        key = json.dumps(passages) if passages else row["question"]
+        key = json.dumps([passages, row["question"]])
         if key not in checkers:
             passages = passages or [h.chunk.text for h in pipe.search(row["question"]).hits]
-            checkers[key] = SupportChecker(embedder, passages)
-        best = max(checkers[key].scores(row["sentence"], row.get("translation")).values())
+            checkers[key] = SupportChecker(embedder, passages, question=row["question"])
+        verdict = checkers[key].check_sentence(row["sentence"], row.get("translation"))
+        best = 0.0 if verdict.status == "exempt" else max(verdict.support.values(), default=0.0)
         rows.append((row.get("split", "calibrate"), row.get("language", "en"), best, bool(row["supported"])))
         if args.verbose:
             print(f"{best:.3f} {'T' if row['supported'] else 'F'} {row.get('split', '?')[:3]} {row['sentence'][:90]}")
