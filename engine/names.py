@@ -39,7 +39,8 @@ def identifiers(sentence: str) -> list[str]:
 
 
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
-_NUMBER_WORDS |= {"hundred": "100", "thousand": "1000", "un": "1", "deux": "2", "trois": "3", "cinq": "5", "dix": "10"}
+# French "un" is left out: it is the indefinite article far more often than the number ("un proxy").
+_NUMBER_WORDS |= {"hundred": "100", "thousand": "1000", "deux": "2", "trois": "3", "cinq": "5", "dix": "10"}
 _NUMBER = re.compile(r"(?<![\w./])\d+(?:\.\d+)?(?!\w|\.\w)|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
 _CJK_NUMBER = re.compile(r"(?<=[^\x00-\x7f])\d+(?:\.\d+)?|(?<![\w./])\d+(?:\.\d+)?(?=[^\x00-\x7f])")
 _LIST_MARKER = re.compile(r"^[ \t>*-]*\d+[.)][ \t]+", re.M)
@@ -54,6 +55,8 @@ def numbers(text: str) -> set[str]:
     (['100', '3.9'], ['3.9'])
     >>> numbers("2. **Use `proxy`**: HTTP/2。"), numbers("1) Set a timeout")  # list markers and HTTP/2 are not numbers
     (set(), set())
+    >>> numbers("Passez un proxy au client."), numbers("Réessayez trois fois.")  # "un" is an article
+    (set(), {'3'})
     """
     text = _LIST_MARKER.sub("", CITATION.sub(" ", text))
     found = {_NUMBER_WORDS.get(m.lower(), m) for m in _NUMBER.findall(text)}
