@@ -4,7 +4,8 @@ Three offline signals, each between 0 and 1, for a sentence and a passage:
 
 - ``identifiers``: share of the sentence's code identifiers and numbers found in
   the passage (the lesson's exercise 3);
-- ``overlap``: share of the sentence's content words found in the passage;
+- ``overlap``: share of the sentence's content words found in the passage (a
+  word the question already has counts half: the passage was retrieved for it);
 - ``similarity``: embedding cosine to the passage's best-matching unit (a
   sentence or a code block).
 
@@ -24,7 +25,7 @@ the translation, identifiers and numbers from the sentence as written.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, Sequence
+from typing import Collection, NamedTuple, Sequence
 
 import numpy as np
 
@@ -72,13 +73,21 @@ def identifier_score(sentence: str, passage: str) -> float | None:
     return sum(1 for i in idents if normalise_code(i).lower() in squeezed) / len(idents)
 
 
-def overlap(words: set[str], passage_words: set[str]) -> float:
-    """Share of ``words`` found in ``passage_words``.
+def overlap(words: set[str], passage_words: set[str], asked: Collection[str] = ()) -> float:
+    """Share of ``words`` found in ``passage_words``; a word the question (``asked``) already has counts half.
+
+    Retrieval chose the passages for the question's words, so a sentence that only
+    says them back ("Yes, you can mount a Flask app") finds them there whether or
+    not the passages say what it claims.
 
     >>> overlap({"follow", "redirect", "not"}, {"follow", "redirect", "not", "httpx"})
     1.0
+    >>> round(overlap({"mount", "flask"}, {"mount", "app"}, asked={"mount"}), 3)  # 0.5 of 1.5
+    0.333
     """
-    return len(words & passage_words) / len(words) if words else 0.0
+    weight = {w: 0.5 if w in asked else 1.0 for w in words}
+    total = sum(weight.values())
+    return sum(v for w, v in weight.items() if w in passage_words) / total if total else 0.0
 
 
 def combine(similarity: float, word_overlap: float, ident: float | None, numbers_ok: bool = True) -> float:
@@ -173,6 +182,7 @@ class SupportChecker:
         self._unit_words = [content_words(t) for t in texts]
         self._words = [content_words(p) for p in self.passages]
         self._numbers = [numbers(p) for p in self.passages]
+        self._asked = content_words(question)
 
     # -- ranking units (the extractive answer and passage trimming use this) --------------------
     def rank_units(self, queries: Sequence[str]) -> list[tuple[Unit, float]]:
@@ -201,7 +211,7 @@ class SupportChecker:
         words, wanted = content_words(clean), numbers(identifiers_of)
         out = {}
         for pid, passage in enumerate(self.passages, 1):
-            word_overlap = overlap(words, self._words[pid - 1])
+            word_overlap = overlap(words, self._words[pid - 1], self._asked)
             ident = identifier_score(identifiers_of, passage)
             numbers_ok = wanted <= self._numbers[pid - 1]
             best = 0.0

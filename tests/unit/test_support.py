@@ -137,3 +137,14 @@ def test_each_unit_knows_the_section_it_is_in(fake_embedder):
     assert [(u.pid, u.text, u.section) for u in checker.units] == [
         (1, "A sentence before any heading.", "Opening section"), (1, "Event hooks", "Event hooks"),
         (1, "Hooks run on every request.", "Event hooks"), (2, "No heading in this one at all.", "")]
+
+
+def test_words_the_question_already_has_are_weaker_evidence(fake_embedder):
+    # The passage was retrieved for the question's words; saying them back does not show that it says the claim.
+    passages = ["Mount another FastAPI application as a sub-application with app.mount."]
+    sentence = "Yes, you can mount a Flask application."
+    alone = SupportChecker(fake_embedder, passages).scores(sentence)[1]
+    asked = SupportChecker(fake_embedder, passages, question="Can I mount a Flask application?").scores(sentence)[1]
+    assert asked < alone
+    other = SupportChecker(fake_embedder, passages, question="How do I serve a Django site?")  # shares no word
+    assert other.scores(sentence)[1] == alone
