@@ -11,9 +11,8 @@ pipeline judges it (``check_sentence``, knowing the question): the checker
 predicts "supported" when some passage's support score reaches the threshold,
 and a sentence it exempts (one that only repeats the question, a docs-build
 include line) counts as "not supported", since it is never shown as sourced.
-The threshold is
-chosen on the "calibrate" split (a sweep shows the trade-off) and the figures
-that count are those of the "report" split, by language.
+The threshold is chosen on the "calibrate" split (a sweep shows the trade-off)
+and the figures that count are those of the "report" split, by language.
 """
 
 from __future__ import annotations
