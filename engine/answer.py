@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, Sequence
+from typing import Collection, NamedTuple, Sequence
 
 from .check import is_escape
 from .languages import language
@@ -64,10 +64,21 @@ def said_not_found(sentences: Sequence[Support]) -> bool:
     return bool(sentences) and all(s.status == "exempt" for s in sentences) and any(is_escape(s.text) for s in sentences)
 
 
-def shown_sentence(s: Support) -> Support | None:
-    """A model sentence as it is shown: backed ones with their final ids, the rest dropped."""
+def shown_sentence(s: Support, valid: Collection[int] | None = None) -> Support | None:
+    """A model sentence as it is shown: backed ones with their final ids, the rest dropped.
+
+    An exempt line ("Here is how [9]:") keeps only the model's ids that name a
+    passage it read (``valid``; all of them when None).
+
+    >>> shown_sentence(Support("Here is how [9][1]:", [9, 1], "exempt", {}, None, ""), valid={1, 2}).text
+    'Here is how [1]:'
+    """
     if s.status == "exempt":
-        return None if s.reason in NOT_SHOWN else s._replace(cited_by="model" if s.cited else None)
+        if s.reason in NOT_SHOWN:
+            return None
+        ids = [i for i in s.cited if valid is None or i in valid]
+        text = s.text if ids == s.cited else cite(s.text, ids)
+        return s._replace(text=text, cited=ids, cited_by="model" if ids else None)
     if not is_backed(s):
         return None
     if s.is_code:  # copied, or adapted from a passage's example: then that example is shown
@@ -90,7 +101,7 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
         start, end = found
         out.append(answer[position:start])
         position = end
-        kept = shown_sentence(s)
+        kept = shown_sentence(s, {u.pid for u in units} or None)
         if kept is None or (kept.status == "exempt" and is_escape(kept.text) and any(map(is_backed, sentences))):
             continue  # dropped: unsupported, or "not covered" said after claims the passages back
         if kept.status != "exempt" and any(strip_citations(kept.text) == strip_citations(x.text) for x in shown):

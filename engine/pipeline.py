@@ -115,6 +115,9 @@ def clean_question(question: str) -> tuple[str, list[str]]:
 
 def check_options(options: AskOptions) -> AskOptions:
     check_mode(options.mode)
+    if options.k < 1 or options.max_tokens < 1:
+        raise RepoBotError(f"--k ({options.k}) and --max-tokens ({options.max_tokens}) must be at least 1: "
+                           "the defaults are 5 and 400.")
     if options.rewrite not in REWRITES:
         raise RepoBotError(f"Unknown rewrite setting {options.rewrite!r}: choose one of {', '.join(REWRITES)}.")
     if options.language != "auto":
@@ -147,12 +150,12 @@ class Pipeline:
     # -- rewrite and retrieve ----------------------------------------------------------------------
     def rewrite(self, question: str, target: str, setting: str = "auto") -> str | None:
         """The question in language ``target`` (the lesson's rewrite, by the model), or None when not needed or failed."""
-        asked = detect_language(question)
-        if setting == "never" or (setting == "auto" and asked == target):
+        asked, into = detect_language(question), answer_language(target).code  # the model writes only answer languages
+        if setting == "never" or (setting == "auto" and asked in (target, into)):
             return None
-        if asked == target:  # asked for explicitly: the lesson's rewrite into search terms
+        if asked in (target, into):  # asked for explicitly: the lesson's rewrite into search terms
             return accept_terms(self._complete(query_messages(question), 48), question)
-        return accept_query(self._complete(translation_messages(question, answer_language(target).code), 64), question, target)
+        return accept_query(self._complete(translation_messages(question, into), 64), question, target)
 
     def search(self, question: str, options: AskOptions = AskOptions(), earlier: Sequence[tuple[str, str]] = ()) -> Search:
         """The top-k hits for a question (after its earlier turns, if it continues a conversation)."""
@@ -202,9 +205,7 @@ class Pipeline:
 
         asked = found.standalone or question  # what the model is asked: the passages alone explain no "it"
         texts = [h.chunk.text for h in hits]
-        checker = SupportChecker(self.models.embedder, texts, question=asked,
-                                 sections=[opening_section(h, index.chunks) for h in hits])
-        ranked = checker.rank_units([asked, rewritten or ""])
+        checker, ranked = self.checker(asked, rewritten, hits, index.chunks)
         asked_text = f"{asked} {rewritten or ''}"  # what a quote should name something beyond
         preview = extractive(ranked, lang, asked=asked_text)
         if preview:
@@ -230,6 +231,8 @@ class Pipeline:
         style = options.style._replace(strict=options.strict)
         passages, trim_notes = self.fit(asked, prompt_passages(hits, ranked, options.trim), lang, options, style)
         answer.notes += trim_notes
+        if len(passages) < len(hits):  # the checker and the quotes may cite only the passages the model read
+            checker, ranked = self.checker(asked, rewritten, hits[: len(passages)], index.chunks)
         answer.retrieved = hits[: len(passages)]
         answer.prompt = build_messages(asked, passages, lang=lang, style=style)
         timings.prompt_tokens = self.models.llm.count_tokens("".join(m["content"] for m in answer.prompt))
@@ -248,13 +251,22 @@ class Pipeline:
         timings.total_ms = (time.perf_counter() - started) * 1000
         yield Done(answer)
 
+    def checker(self, asked: str, rewritten: str | None, hits: Sequence[Hit],
+                chunks: Sequence) -> tuple[SupportChecker, list[tuple[Unit, float]]]:
+        """The support checker over these hits, and their units ranked against the question (and its rewrite)."""
+        checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits], question=asked,
+                                 sections=[opening_section(h, chunks) for h in hits])
+        return checker, checker.rank_units([asked, rewritten or ""])
+
     def finish(self, answer: Answer, model_answer: str, checker: SupportChecker, ranked, corpus_language: str,
                asked_text: str) -> None:
         """Check the model's answer (form and support) and choose what the user is shown; ``asked_text`` is the
         question text the preview's quotes were chosen against, so the final quotes are chosen the same way."""
         answer.model_answer = model_answer
         answer.check = check_citations(model_answer, len(answer.retrieved))
-        translations = self.translate_sentences(model_answer, corpus_language) if answer.language != corpus_language else {}
+        into = answer_language(corpus_language).code  # German docs: the model can only give English, as is
+        wanted = answer.language != into and answer.stop_reason != "cancelled"  # Stop means no more model calls
+        translations = self.translate_sentences(model_answer, corpus_language) if wanted else {}
         answer.sentences = checker.check_answer(model_answer, translations)
         choice = choose(answer.sentences, model_answer, ranked, answer.language, asked_text)
         answer.verdict, answer.final_answer, answer.final_sentences = choice

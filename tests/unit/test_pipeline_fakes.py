@@ -80,6 +80,17 @@ def test_passages_are_trimmed_never_the_rules(docs):
     assert answer.prompt[0]["content"] == system_prompt("en")  # the rules are intact
 
 
+def test_a_passage_left_out_to_fit_the_context_is_never_cited(docs):
+    """The checker would attribute the sentence to the timeouts page, which the model never read: quotes instead."""
+    llm = FakeLLM("The default timeout is 5 seconds of network inactivity.")
+    llm.n_ctx = 680
+    pipe = Pipeline(docs, models=fake_models(llm=llm))
+    answer = pipe.ask("Does HTTPX follow redirects or time out by default?", AskOptions(k=3, max_tokens=200))
+    assert len(answer.retrieved) == 1 and any("left out" in n for n in answer.notes)
+    assert answer.verdict == "extractive"
+    assert {i for s in answer.final_sentences for i in s.cited} == {1}
+
+
 def test_context_too_small_for_the_rules_is_a_clear_error(docs):
     llm = FakeLLM()
     llm.n_ctx = 300
@@ -102,6 +113,22 @@ def test_a_question_in_another_language_is_translated_and_fused(docs):
     assert "into English" in models.llm.calls[0][0]["content"]
     assert rewritten == "What is the default timeout?"
     assert hits[0].chunk.source == "timeouts.md"
+
+
+def test_no_translation_is_asked_for_that_could_only_give_the_question_back(tmp_path):
+    """German docs, an English question: the model translates only into its answer languages, here English."""
+    (tmp_path / "zeit.md").write_text("# Zeitlimits\n\nDie Standardzeitüberschreitung beträgt fünf Sekunden, wenn "
+                                      "das Netzwerk nicht aktiv ist und der Client wartet.\n", encoding="utf-8")
+    models = fake_models("What is the default timeout?")
+    pipe = Pipeline(tmp_path, models=models)
+    hits, rewritten, _ = pipe.search("What is the default timeout of the client?", AskOptions(mode="bm25"))
+    assert pipe.index.primary_language == "de" and rewritten is None and models.llm.calls == []
+
+
+def test_a_count_below_one_is_a_clear_error(docs):
+    for options in (AskOptions(k=0), AskOptions(max_tokens=0)):
+        with pytest.raises(RepoBotError, match="must be at least 1"):
+            make(docs, "x").ask("Does HTTPX follow redirects?", options)
 
 
 def test_a_failed_rewrite_still_retrieves_what_the_original_finds(docs):
@@ -143,3 +170,19 @@ def test_a_quote_from_a_chunk_without_its_heading_line_comes_under_its_section(t
     assert answer.final_answer.splitlines()[2:] == [
         "**httpx-ws**", "> WebSocket connections are supported by this package for clients. [1]"]
     assert answer.to_json()["final_sentences"][0]["section"] == "httpx-ws"
+
+
+def test_stop_means_no_more_model_calls(docs):
+    """A Chinese answer over English docs is translated for the check, unless the user pressed Stop."""
+    import threading
+
+    models = fake_models("默认情况下不会跟随重定向 [1]。你可以启用它 [1]。")
+    stop, pieces = threading.Event(), 0
+    for event in Pipeline(docs, models=models).ask_stream("HTTPX 默认会跟随重定向吗？", cancel=stop):
+        pieces += isinstance(event, Token)
+        if pieces == 5:  # a sentence and more on screen
+            stop.set()
+        if isinstance(event, Done):
+            assert event.answer.stop_reason == "cancelled"
+    asked = [call[0]["content"] for call in models.llm.calls]
+    assert len(asked) == 2, asked  # the question's translation and the answer, no translation of the answer
