@@ -163,12 +163,15 @@ def citations(text: str) -> list[int]:
 
 
 def strip_citations(text: str) -> str:
-    """The text without its [n] marks.
+    """The text without its [n] marks; brackets inside inline code (``r.history[0]``) are code and stay.
 
     >>> strip_citations("Off by default [1][3].")
     'Off by default.'
+    >>> strip_citations("Read `r.history[0]` first [1].")
+    'Read `r.history[0]` first.'
     """
-    return _CITATION_RUN.sub("", text).strip()
+    pieces = _INLINE_CODE.split(text)  # prose, code, prose, code, …: the group keeps each span's inside
+    return "".join(_CITATION_RUN.sub("", p) if n % 2 == 0 else f"`{p}`" for n, p in enumerate(pieces)).strip()
 
 
 def cite(sentence: str, ids: list[int]) -> str:
