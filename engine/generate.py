@@ -1,8 +1,8 @@
 """Generate: stream an answer from a local chat model, cancellable, with thinking hidden.
 
 ``LLM.stream_chat`` is the one abstract method; ``LlamaCppLLM`` implements it
-with llama-cpp-python and the GGUF's own chat template. ``generate`` wraps any
-LLM: it checks the cancel flag at every token, caps the length, stops when the
+with llama-cpp-python and the GGUF's own chat template. ``Generation`` wraps
+any LLM: it checks the cancel flag at every token, caps the length, stops when the
 model starts repeating itself, and hides ``<think>…</think>``.
 """
 
@@ -28,6 +28,7 @@ FALLBACK_CHAT_FORMAT = "chatml"  # used when a GGUF carries no chat template
 class LLM(ABC):
     name: str = "llm"
     n_ctx: int = 4096
+    finish_reason: str | None = None  # the last reply's, when the model reports one ("length": cut at max_tokens)
 
     @abstractmethod
     def stream_chat(self, messages: Messages, *, max_tokens: int) -> Iterator[str]:
@@ -128,9 +129,10 @@ class LlamaCppLLM(LLM):
             )  # so a draft model without it overflows the buffer on the first long prompt
             if tuning.state_cache_mb:
                 self._llama.set_cache(bounded_ram_cache(tuning.state_cache_mb << 20))
-        except Exception as err:  # llama.cpp reports a bad file as a bare ValueError
+        except Exception as err:  # llama.cpp reports a bad file as a bare ValueError, sometimes with no message
+            said = (str(err).strip().splitlines() or [type(err).__name__])[0][:100]
             raise ModelError(
-                f"llama.cpp could not load {path.name} ({str(err).splitlines()[0][:100] or type(err).__name__}). "
+                f"llama.cpp could not load {path.name} ({said}). "
                 "The file may be truncated or of an unsupported architecture: choose another GGUF."
             ) from err
         self.path = path
@@ -152,9 +154,12 @@ class LlamaCppLLM(LLM):
             top_p=0.9,
             repeat_penalty=self.repeat_penalty,
         )
+        self.finish_reason = None
         try:
             for part in stream:
-                piece = part["choices"][0]["delta"].get("content")
+                choice = part["choices"][0]
+                self.finish_reason = choice.get("finish_reason") or self.finish_reason
+                piece = choice["delta"].get("content")
                 if piece:
                     yield piece
         finally:
@@ -178,6 +183,18 @@ def strip_thinking(text: str) -> str:
     'Answer.'
     """
     return _THINK.sub("", text).lstrip() if "<think>" in text else text
+
+
+def held_back(text: str, tag: str = "<think>") -> str:
+    """``text`` without a tail that may still become ``tag``: streamed, "<thi" is not shown before "nk>" arrives.
+
+    >>> held_back("Off by default <thi"), held_back("<"), held_back("a < b")
+    ('Off by default ', '', 'a < b')
+    """
+    for n in range(min(len(text), len(tag) - 1), 0, -1):
+        if tag.startswith(text[-n:]):
+            return text[:-n]
+    return text
 
 
 def is_repeating(text: str, *, times: int = 3, min_len: int = 12, max_len: int = 200) -> bool:
@@ -261,16 +278,18 @@ class Generation:
                     self.first_token_s = time.perf_counter() - self.started
                 self.tokens += 1
                 self.raw += piece
-                visible = strip_thinking(self.raw)
+                visible = held_back(strip_thinking(self.raw).lstrip())
                 if visible.startswith(shown) and len(visible) > len(shown):
                     yield visible[len(shown) :]
                     shown = visible
                 if is_repeating(self.raw) or ("\n" in piece and repeats_line(self.raw)):
                     self.stop_reason = "repetition"
                     break
-            else:
-                if self.tokens >= self.max_tokens:
+            else:  # a piece can hold several tokens (one CJK character), so the model's own reason comes first
+                if self.llm.finish_reason == "length" or self.tokens >= self.max_tokens:
                     self.stop_reason = "length"
+                if self.text.startswith(shown) and len(self.text) > len(shown):
+                    yield self.text[len(shown) :]  # a tail held back in case it opened "<think>"
         finally:
             close = getattr(stream, "close", None)
             if close:

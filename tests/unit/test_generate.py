@@ -34,6 +34,22 @@ def test_a_numbered_list_going_round_stops_generation():
     assert gen.text.count("camelCase") == 3  # stopped once a line came back a third time
 
 
+class CutLLM(FakeLLM):
+    """Reports being cut at max_tokens after fewer pieces than tokens, as llama-cpp-python does for CJK: a character
+    that takes several tokens comes out as one piece."""
+
+    def stream_chat(self, messages, *, max_tokens):
+        self.finish_reason = None
+        yield from super().stream_chat(messages, max_tokens=max_tokens)
+        self.finish_reason = "length"
+
+
+def test_an_answer_cut_at_the_cap_says_so_even_when_pieces_held_several_tokens():
+    gen = Generation(CutLLM("默认情况下不会自动跟随重定向", piece=1), [], max_tokens=40)
+    list(gen)
+    assert gen.tokens < 40 and gen.stop_reason == "length"
+
+
 class PiecesLLM(FakeLLM):
     """Streams the given pieces as they are: a real tokenizer may end a line and open a code block in one piece."""
 
@@ -74,3 +90,35 @@ def test_cancel_is_checked_at_every_token():
         if len(got) == 5:
             cancel.set()
     assert len(got) == 5 and gen.stop_reason == "cancelled"
+
+
+def test_a_load_failure_without_a_message_still_says_what_failed(tmp_path, monkeypatch):
+    """llama.cpp may raise a bare ValueError(): the user still gets one line naming the file and the fix."""
+    import llama_cpp
+    import pytest
+
+    from repobot.engine import generate
+    from repobot.engine.errors import ModelError
+
+    class Refuses:
+        def __init__(self, **_):
+            raise ValueError()
+
+    monkeypatch.setattr(llama_cpp, "Llama", Refuses)
+    monkeypatch.setattr(generate, "load_cpu_backends", lambda: None)
+    model = tmp_path / "odd.gguf"
+    model.write_bytes(b"GGUF" + bytes(60))
+    with pytest.raises(ModelError, match=r"could not load odd\.gguf \(ValueError\)\. .*choose another GGUF"):
+        generate.LlamaCppLLM(model)
+
+
+def test_a_thinking_block_split_across_pieces_never_stalls_the_stream():
+    for pieces in (["\n", "<think>", "hmm", "</think>", "Redirects", " are off", " [1]."],
+                   ["<thi", "nk>", "hmm", "</thi", "nk>", "Redirects", " are off", " [1]."]):
+        gen = Generation(PiecesLLM(pieces), [], max_tokens=100)
+        assert "".join(gen) == "Redirects are off [1]." == gen.text
+
+
+def test_a_held_back_tail_is_shown_at_the_end():
+    gen = Generation(PiecesLLM(["Compare with a", " <"]), [], max_tokens=100)
+    assert "".join(gen) == "Compare with a <" == gen.text
