@@ -51,9 +51,9 @@ def load_questions(path: str | Path, split: str | None = None) -> list[Question]
         try:
             row = json.loads(line)
             text = str(row["question"])
-            questions.append(Question(text, bool(row["answerable"]), list(row.get("gold_sources", [])),
-                                      list(row.get("key_facts", [])), str(row.get("language") or detect_language(text)),
-                                      str(row.get("split", "report"))))
+            questions.append(Question(text, _typed(row, "answerable", bool), _typed(row, "gold_sources", list, []),
+                                      _facts(_typed(row, "key_facts", list, [])),
+                                      str(row.get("language") or detect_language(text)), str(row.get("split", "report"))))
         except (ValueError, KeyError, TypeError) as err:
             raise RepoBotError(
                 f"{path}:{number} is not a question line ({err}); each line needs "
@@ -66,6 +66,21 @@ def load_questions(path: str | Path, split: str | None = None) -> list[Question]
     if not questions:
         raise RepoBotError(f"{path} holds no questions{f' in the {split} split' if split else ''}.")
     return questions
+
+
+def _typed(row: dict, key: str, kind: type, default=None):
+    """``row[key]``, which must be of ``kind`` ("a.md" is not a list of sources); ``default`` when absent."""
+    value = row.get(key, default) if default is not None else row[key]
+    if not isinstance(value, kind):
+        raise TypeError(f"{key!r} must be a JSON {'true or false' if kind is bool else 'list'}, not {value!r}")
+    return value
+
+
+def _facts(facts: list) -> list:
+    """Key facts: each a string, or a list of alternative strings."""
+    if not all(isinstance(f, str) or (isinstance(f, list) and all(isinstance(a, str) for a in f)) for f in facts):
+        raise TypeError(f"each key fact must be a string or a list of strings, not {facts!r}")
+    return facts
 
 
 def reciprocal_rank(retrieved: Sequence[str], gold: Sequence[str]) -> float:

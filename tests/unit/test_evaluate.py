@@ -56,3 +56,17 @@ def test_bad_question_file_names_the_line(tmp_path):
         load_questions(path)
     with pytest.raises(RepoBotError, match="Cannot read"):
         load_questions(tmp_path / "missing.jsonl")
+
+
+@pytest.mark.parametrize("line, says", [
+    ('{"question": "q", "answerable": true, "gold_sources": "a.md"}', "'gold_sources' must be a JSON list"),
+    ('{"question": "q", "answerable": true, "key_facts": "None"}', "'key_facts' must be a JSON list"),
+    ('{"question": "q", "answerable": true, "key_facts": [5]}', "each key fact must be a string"),
+    ('{"question": "q", "answerable": "false"}', "'answerable' must be a JSON true or false"),
+])
+def test_a_question_line_of_the_wrong_shape_is_refused_before_any_answer(tmp_path, line, says):
+    """A string where a list belongs would be read letter by letter, and score as if it held."""
+    path = tmp_path / "q.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(RepoBotError, match=f"q.jsonl:1 .*{says}"):
+        load_questions(path)
