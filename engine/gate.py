@@ -5,10 +5,10 @@ names such as ``HTTP/3``, acronyms (``gRPC``, ``LDAP``), capitalised names
 (``Kerberos``). A key term absent from the *whole* corpus is either what the
 question is about ("Does httpx support HTTP/3?") or a detail of the user's own
 situation ("… without making them wait for the SMTP call"). The rest of the
-question tells them apart: when its informative words (not question words, not
-words found in most chunks) are found in the retrieved passages, the absent
-term is a bystander and the model gets to try; it has its escape phrase, and
-the checker stands behind it.
+question tells them apart: when its informative words (not question words, and,
+in a corpus of 50 chunks or more, not words found in over a fifth of them) are
+found in the retrieved passages, the absent term is a bystander and the model
+gets to try; it has its escape phrase, and the checker stands behind it.
 
 Details of the user's own setup are never key terms: addresses (URLs, host
 names, ``host:port``) and quantities (ports, sizes, durations, versions such as
@@ -130,8 +130,9 @@ def gate(
     same_language: bool = True,
 ) -> GateResult:
     """Whether to let the model try; ``rewritten`` is the question in the documents' language, if it was translated."""
-    if not passages:
-        return GateResult(False, key_terms(question) or ["(no passages retrieved)"], [])
+    if not passages:  # nothing to judge by: refuse, naming only the terms the documents lack
+        missing = [t for t in key_terms(question) if not present(t, corpus)]
+        return GateResult(False, missing or ["(no passages retrieved)"], [])
     terms = list(dict.fromkeys(key_terms(question) + (key_terms(rewritten) if rewritten else [])))
     absent = [t for t in terms if not present(t, corpus)]
     judged = rewritten if rewritten else (question if same_language else "")
@@ -142,7 +143,7 @@ def gate(
         if w not in QUESTION_WORDS and w not in absent_tokens and not (common and corpus.share(w) > COMMON)
     ]
     passage_tokens = {tok for p in passages for tok in tokenize(p)}
-    found = [w for w in words if w in passage_tokens]
+    found = sorted(w for w in words if w in passage_tokens)
     if absent and len(found) < MIN_INFORMATIVE:
         return GateResult(False, absent, found)
     return GateResult(True, [], found)

@@ -43,7 +43,6 @@ from .tokens import content_words
 SUPPORT_THRESHOLD = 0.7  # calibrated by benchmarks/support_calibration.py on the "calibrate" labels
 CAP = 0.45  # the score of a sentence naming an identifier or number its passage lacks
 POLARITY_PENALTY = 0.6  # a unit of the opposite polarity ("does not …") counts this much
-STATUSES = ("supported", "miscited", "unsupported", "uncited", "exempt")
 REPEATS = "Exempt: it only repeats the question (not shown)."
 INCLUDE = "Exempt: a docs-build directive that pulls in a file from outside the folder (not shown)."
 UNBACKED_LEAD = "Exempt: it leads into code, but names something no passage supports (not shown)."
@@ -162,13 +161,12 @@ class Support(NamedTuple):
 class SupportChecker:
     """Scores answer sentences against the numbered passages (ids 1..N); each passage unit is embedded once."""
 
-    def __init__(self, embedder: Embedder, passages: Sequence[str], *, threshold: float = SUPPORT_THRESHOLD,
-                 question: str = "", sections: Sequence[str] = ()):
+    def __init__(self, embedder: Embedder, passages: Sequence[str], *, question: str = "",
+                 sections: Sequence[str] = ()):
         """``sections``: the heading each passage starts under, for its units before its first heading line."""
         self.embedder = embedder
         self.passages = list(passages)
         self.question = question  # a sentence that only repeats it is exempt (REPEATS)
-        self.threshold = threshold
         opening = list(sections) + [""] * (len(self.passages) - len(sections))
         self.units = [
             Unit(pid, pos, *unit)
@@ -238,11 +236,11 @@ class SupportChecker:
             # "Turn checks off with `verify=False`:" names something: shown only when a passage backs it, and (as any
             # line that leads into code) never counted for or against the answer; the code after it is checked.
             scores = self.scores(sentence, translation)
-            backed = max(scores.values(), default=0.0) >= self.threshold
+            backed = max(scores.values(), default=0.0) >= SUPPORT_THRESHOLD
             return Support(sentence, cited, "exempt", scores, None, lead if backed else UNBACKED_LEAD,
                            checked_as=translation)
         scores = self.scores(sentence, translation)
-        result = _verdict(sentence, cited, scores, self.threshold)
+        result = _verdict(sentence, cited, scores, SUPPORT_THRESHOLD)
         return result._replace(checked_as=translation) if translation else result
 
     def check_code(self, code: str) -> Support:

@@ -47,3 +47,9 @@ def test_the_users_own_addresses_sizes_and_variables_are_not_what_is_asked_about
     corpus = TextCorpus(["Send a POST with client.post(), or DELETE with client.delete()."] + DOCS)
     assert gate(question, DOCS[:1], corpus).covered  # POSTing is POST; session.delete is delete
     assert not gate("Can I call session.frobnicate() on it?", DOCS[:1], corpus).covered
+
+
+def test_with_no_passages_only_the_terms_the_documents_lack_are_named():
+    result = gate("How do I use FastAPI with LDAP?", [], TextCorpus(["FastAPI docs here."]))
+    assert not result.covered and result.missing == ["LDAP"]
+    assert gate("How do I use FastAPI?", [], TextCorpus(["FastAPI docs here."])).missing == ["(no passages retrieved)"]
