@@ -115,9 +115,10 @@ def clean_question(question: str) -> tuple[str, list[str]]:
 
 def check_options(options: AskOptions) -> AskOptions:
     check_mode(options.mode)
-    if options.k < 1 or options.max_tokens < 1:
-        raise RepoBotError(f"--k ({options.k}) and --max-tokens ({options.max_tokens}) must be at least 1: "
-                           "the defaults are 5 and 400.")
+    for flag, value, what in (("--k", options.k, "passages to retrieve"),
+                              ("--max-tokens", options.max_tokens, "the answer's length cap")):
+        if value < 1:
+            raise RepoBotError(f"{flag} must be at least 1 ({what}), not {value}: leave it out for the default.")
     if options.rewrite not in REWRITES:
         raise RepoBotError(f"Unknown rewrite setting {options.rewrite!r}: choose one of {', '.join(REWRITES)}.")
     if options.language != "auto":
