@@ -15,7 +15,7 @@ from repobot.engine.config import default_corpus
 from repobot.engine.pipeline import AskOptions, Done, Pipeline, Preview, Retrieved, Token
 from repobot.engine.registry import ModelSet
 
-from .conversation import Conversation, Live, Turn
+from .conversation import Conversation, Live, Ticket, Turn
 from .qt import QObject, Signal
 from .settings import Settings, SettingsStore
 from .tasks import Busy, TaskRunner
@@ -132,15 +132,19 @@ class Controller(QObject):
         if root == self.bundled:
             self.error.emit("The bundled user guide cannot be removed.")
             return False
+        was_active = self.active == root
         self.settings = self.settings._replace(
             collections=tuple(c for c in self.settings.collections if c != root),
-            active="" if self.active == root else self.settings.active,
+            active="" if was_active else self.settings.active,
         )
         self.indexed_reports.pop(root, None)
         self._pipelines.pop(root, None)
         self.watcher.forget(root)
         self.save_settings()
         self.collections_changed.emit()
+        if was_active:  # the user guide comes on screen, with a conversation of its own
+            self.conversation.new()
+            self.index(self.active)
         return True
 
     def set_active(self, root: str) -> None:
@@ -272,15 +276,15 @@ class Controller(QObject):
             self.status.emit(f"{waiting}: your question will be asked on the complete index as soon as it is ready.")
             return True
         self.error.emit("")
-        root = self.active
-        pipe = self.pipeline(root)
-        self.conversation.live = Live(Path(root), [], None)
+        ticket = self.conversation.ticket()
+        pipe = self.pipeline(str(ticket.root))
+        self.conversation.live = Live(ticket.root, [], None)
         self.asking.emit(question)
         options = options or AskOptions(k=self.settings.k, mode=self.settings.mode, language=self.settings.language)
         earlier = [(t.answer.question, t.answer.final_answer) for t in self.turns]
         self.tasks.submit(Busy.ANSWERING,
                           lambda context: pipe.ask_stream(question, options, cancel=context.cancel, earlier=earlier),
-                          on_event=lambda event: self._answer_event(root, event),
+                          on_event=lambda event: self._answer_event(ticket, event),
                           on_failed=self._ask_failed)
         return True
 
@@ -290,19 +294,22 @@ class Controller(QObject):
             question, self.pending_question = self.pending_question, ""
             self.ask(question)
 
-    def _answer_event(self, root: str, event) -> None:
-        if isinstance(event, Retrieved):
-            self.conversation.live = Live(Path(root), event.hits, None)
-            self.retrieved.emit(Path(root), event.hits)
+    def _answer_event(self, ticket: Ticket, event) -> None:
+        """An answer's progress is drawn only while its conversation is on screen; when done, it is saved in it."""
+        if isinstance(event, Done):
+            turn = Turn(ticket.root, event.answer)
+            self.conversation.add(turn, ticket)
+            self.answered.emit(turn)
+        elif not self.conversation.showing(ticket):
+            return
+        elif isinstance(event, Retrieved):
+            self.conversation.live = Live(ticket.root, event.hits, None)
+            self.retrieved.emit(ticket.root, event.hits)
         elif isinstance(event, Preview):
             self.conversation.live = self.conversation.live._replace(preview=event.choice)
             self.preview.emit(event.choice)
         elif isinstance(event, Token):
             self.token.emit(event.text)
-        elif isinstance(event, Done):
-            turn = Turn(Path(root), event.answer)
-            self.conversation.add(turn)
-            self.answered.emit(turn)
 
     def _ask_failed(self, message: str) -> None:
         self.error.emit(message)

@@ -1,7 +1,8 @@
 """The conversation on screen: its turns, the answer being written, its saved copy, and what its links open.
 
-Every answer joins the active folder's current saved conversation (a new one
-when there is none), so closing the window loses nothing; a reopened
+Every answer joins the saved conversation it was asked in (a new one when
+there is none), even when another conversation or folder is on screen by the
+time it is done, so closing the window loses nothing; a reopened
 conversation shows its answers exactly as they were checked. Links are
 ``cite:T:N`` (passage N of turn T) and ``sent:T:part:I`` (sentence I of the
 shown answer, the model's own answer or the quoted preview); turn -1 is the
@@ -28,6 +29,15 @@ from .qt import QObject, Signal
 class Turn(NamedTuple):
     root: Path  # the folder the answer's sources live in
     answer: Answer
+
+
+class Ticket(NamedTuple):
+    """Where an answer being written belongs: its folder, its saved conversation (None: not saved yet), and the
+    view it was asked in (each conversation opened, new or reopened, is a new view)."""
+
+    root: Path
+    conversation: int | None
+    view: int
 
 
 class Live(NamedTuple):
@@ -60,6 +70,7 @@ class Conversation(QObject):
         self.turns: list[Turn] = []
         self.live = Live(Path(), [], None)
         self.id: int | None = None  # the saved conversation the next answer joins
+        self.view = 0  # counts the conversations put on screen: an answer asked in an earlier one is not shown here
         self.search_text = ""
 
     def history(self, root: str | None = None) -> History:
@@ -70,14 +81,28 @@ class Conversation(QObject):
         return history
 
     # -- turns and their saved copy ------------------------------------------------------------------
-    def add(self, turn: Turn) -> None:
-        """A new answer: on screen, and saved in the current conversation of its folder."""
-        self.turns.append(turn)
+    def ticket(self) -> Ticket:
+        """Where an answer asked now belongs."""
+        return Ticket(Path(self.active()), self.id, self.view)
+
+    def showing(self, ticket: Ticket) -> bool:
+        """Whether the conversation an answer was asked in is still the one on screen."""
+        return ticket.view == self.view and str(ticket.root) == self.active()
+
+    def add(self, turn: Turn, ticket: Ticket) -> None:
+        """A new answer, saved in the conversation it was asked in; shown when that conversation is on screen."""
+        shown = self.showing(ticket)
+        if shown:
+            self.turns.append(turn)
         try:
-            if str(turn.root) == self.active():
-                self.id = self.history().record(self.id, turn.answer)
-            else:  # the folder changed while it was answering: keep it with its own folder
-                self.history(str(turn.root)).record(None, turn.answer)
+            history = self.history(str(ticket.root))
+            if shown:
+                self.id = history.record(self.id, turn.answer)
+            else:  # another conversation or folder was opened meanwhile (or this one deleted: then a new one)
+                known = ticket.conversation in {c.id for c in history.conversations()}
+                history.record(ticket.conversation if known else None, turn.answer)
+                self.status.emit(f"The answer to “{turn.answer.question[:60]}” was saved in the conversation it was "
+                                 f"asked in ({ticket.root.name}).")
         except RepoBotError as err:
             self.error.emit(str(err))
         self.list()
@@ -85,10 +110,13 @@ class Conversation(QObject):
     def list(self, search: str | None = None) -> None:
         if search is not None:
             self.search_text = search
-        self.changed.emit(self.history().conversations(self.search_text), self.id)
+        try:
+            self.changed.emit(self.history().conversations(self.search_text), self.id)
+        except RepoBotError as err:
+            self.error.emit(str(err))
 
     def new(self) -> None:
-        self.id, self.turns = None, []
+        self.id, self.turns, self.view = None, [], self.view + 1
         self.loaded.emit()
         self.list()
 
@@ -99,7 +127,7 @@ class Conversation(QObject):
         except RepoBotError as err:
             self.error.emit(str(err))
             return False
-        self.id = conversation
+        self.id, self.view = conversation, self.view + 1
         self.turns = [Turn(Path(self.active()), a) for a in answers]
         self.loaded.emit()
         self.list()

@@ -98,3 +98,52 @@ def test_a_source_read_with_its_neighbours_is_changed_only_when_its_words_are(tm
     assert source_changed(tmp_path, read)
     (tmp_path / "a.md").unlink()
     assert source_changed(tmp_path, read)
+
+
+def titles_and_questions(c):
+    history = c.conversation.history()
+    return {info.id: [a.question for a in history.turns(info.id)] for info in history.conversations()}
+
+
+def test_an_answer_joins_the_conversation_it_was_asked_in_when_another_is_opened_meanwhile(qtbot, docs, tmp_path_factory):
+    from tests.gui.test_window import SlowLLM
+
+    settings = tmp_path_factory.mktemp("settings") / "settings.json"
+    win = MainWindow(corpus=str(docs), store=SettingsStore(settings), embedder="fake",
+                     model=register_fake_llm(SlowLLM("word " * 200, piece=5)))
+    qtbot.addWidget(win)
+    c = win.controller
+    qtbot.waitUntil(lambda: c.models_ok and c.busy is Busy.IDLE and c.active in c.indexed_reports, timeout=20000)
+    ask(qtbot, win, "Does HTTPX follow redirects by default?")
+    first = c.conversation.id
+    c.conversation.new()
+    ask(qtbot, win, "What is the default timeout?")
+    second = c.conversation.id
+    c.conversation.open(first)
+    tokens = []
+    c.token.connect(tokens.append)
+    assert win.ask("How do I enable redirects?")
+    qtbot.waitUntil(lambda: len(tokens) >= 3, timeout=10000)
+    c.conversation.open(second)  # while the first conversation's answer is being written
+    shown = len(tokens)
+    qtbot.waitUntil(lambda: c.busy is Busy.IDLE, timeout=30000)
+    assert len(tokens) <= shown + 1  # its tokens stopped being drawn over the conversation now on screen
+    assert [t.answer.question for t in c.turns] == ["What is the default timeout?"]
+    assert titles_and_questions(c) == {
+        first: ["Does HTTPX follow redirects by default?", "How do I enable redirects?"],
+        second: ["What is the default timeout?"],
+    }
+    assert "saved in the conversation it was asked in" in win.status.text()
+    win.close()
+
+
+def test_removing_the_folder_on_screen_opens_the_user_guide_in_a_conversation_of_its_own(open_window, qtbot, docs,
+                                                                                          tmp_path_factory):
+    win = open_window()
+    c = win.controller
+    ask(qtbot, win, "Does HTTPX follow redirects by default?")
+    assert c.remove_collection(str(docs.resolve()))
+    assert c.active == c.bundled and c.turns == [] and c.conversation.id is None
+    qtbot.waitUntil(lambda: c.busy is Busy.IDLE and c.bundled in c.indexed_reports, timeout=30000)
+    ask(qtbot, win, "How do I add a folder?")
+    assert [q for qs in titles_and_questions(c).values() for q in qs] == ["How do I add a folder?"]
