@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 from typing import NamedTuple
 
@@ -82,18 +83,22 @@ def page_marker(text: str) -> str | None:
     return match.group(1).lower().replace("_", "-") if match else None
 
 
-def find_markdown(root: Path, *, follow_outside_links: bool = False) -> list[Path]:
+def find_markdown(root: Path, *, follow_outside_links: bool = False,
+                  unlisted: list[OSError] | None = None) -> list[Path]:
     """Every markdown file under ``root``, sorted, never leaving ``root`` through a link.
 
     Hidden folders (``.git``) are skipped; symlink loops cannot recurse because a
-    real directory is visited once.
+    real directory is visited once. A folder that cannot be listed is added to
+    ``unlisted``; ``root`` itself raises. A file link that loops or leads nowhere
+    is kept, so that reading it says why it was skipped.
     """
     root = root.resolve()
     seen: set[Path] = set()
     found: list[Path] = []
-    for folder, dirs, files in os.walk(root, followlinks=True):
-        real = Path(folder).resolve()
-        if real in seen or (not follow_outside_links and not _inside(real, root)):
+    errors: list[OSError] = []
+    for folder, dirs, files in os.walk(root, followlinks=True, onerror=errors.append):
+        real = _real(Path(folder))
+        if real is None or real in seen or (not follow_outside_links and not _inside(real, root)):
             dirs[:] = []
             continue
         seen.add(real)
@@ -101,9 +106,23 @@ def find_markdown(root: Path, *, follow_outside_links: bool = False) -> list[Pat
         for name in sorted(files):
             if name.lower().endswith(MARKDOWN_SUFFIXES) and not name.startswith("."):
                 path = Path(folder) / name
-                if follow_outside_links or _inside(path.resolve(), root):
+                target = _real(path)
+                if follow_outside_links or target is None or _inside(target, root):
                     found.append(path)
+    for err in errors:
+        if Path(err.filename or "") == root:
+            raise err
+        if unlisted is not None:
+            unlisted.append(err)
     return found
+
+
+def _real(path: Path) -> Path | None:
+    """Where a path really leads; None for a link that loops (Python 3.11 raises RuntimeError) or cannot be followed."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -119,7 +138,10 @@ def read_markdown(path: Path) -> tuple[str | None, str | None]:
     ('caf\\ufffd', 'not UTF-8; decoded with replacement characters')
     """
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a pipe or a device named *.md would block the read or never end
+            return None, "skipped: not a regular file"
+        size = info.st_size
         if size > MAX_FILE_BYTES:
             return None, f"skipped: {size // (1024 * 1024)} MB is over the {MAX_FILE_BYTES // (1024 * 1024)} MB limit"
         data = path.read_bytes()
@@ -149,10 +171,15 @@ def load_corpus(root: Path | str) -> Corpus:
     root = root.resolve()
     documents: list[Document] = []
     problems: list[Skipped] = []
+    unlisted: list[OSError] = []
     try:
-        paths = find_markdown(root)
+        paths = find_markdown(root, unlisted=unlisted)
     except OSError as err:
         raise CorpusError(f"Cannot list {root}: {err.strerror or err}. Check that the folder is readable.") from err
+    for err in unlisted:
+        folder = Path(err.filename or root)
+        where = folder.relative_to(root).as_posix() if _inside(folder, root) else str(folder)
+        problems.append(Skipped(where + "/", f"skipped: cannot list this folder ({err.strerror or err})"))
     sources = [p.relative_to(root).as_posix() for p in paths]
     folders = {folder_language(s) for s in sources} - {None}
     found: dict[str, int] = {}

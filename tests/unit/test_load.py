@@ -69,3 +69,25 @@ def test_hidden_folders_are_skipped(tmp_path):
     (tmp_path / ".git" / "x.md").write_text("# hidden")
     (tmp_path / "a.md").write_text("# a")
     assert [d.source for d in load_corpus(tmp_path).documents] == ["a.md"]
+
+
+def test_a_looping_link_a_pipe_and_an_unlistable_folder_are_reported_not_fatal(tmp_path, monkeypatch):
+    (tmp_path / "ok.md").write_text("# ok")
+    (tmp_path / "self.md").symlink_to(tmp_path / "self.md")  # resolves to itself: Python 3.11 raises RuntimeError
+    os.mkfifo(tmp_path / "pipe.md")  # reading it would wait forever
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "x.md").write_text("# x")
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)  # root reads any folder: fail as it would for a user
+    corpus = load_corpus(tmp_path)
+    assert [d.source for d in corpus.documents] == ["ok.md"]
+    problems = dict(corpus.problems)
+    assert problems["pipe.md"] == "skipped: not a regular file"
+    assert problems["self.md"].startswith("skipped: cannot read")
+    assert problems["locked/"] == "skipped: cannot list this folder (Permission denied)"
