@@ -52,9 +52,15 @@ class History:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.note = ""  # set when a damaged file was set aside
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = self._open()
+        except OSError as err:
+            raise RepoBotError(f"The conversation history cannot be kept in {self.path.parent} ({err.strerror or err}); "
+                               "check that it is writable, or set REPOBOT_HOME to a folder that is.") from err
+        except sqlite3.OperationalError as err:  # locked, or unreadable: the file is sound, so it is never set aside
+            raise RepoBotError(f"The conversation history {self.path} cannot be opened now ({err}); close other "
+                               "RepoBot windows or commands using it and try again.") from err
         except sqlite3.DatabaseError as err:
             aside = self.path.with_name(f"history.damaged-{time.strftime('%Y%m%d-%H%M%S')}.sqlite3")
             self.path.replace(aside)
@@ -82,7 +88,18 @@ class History:
                 self._db.execute("BEGIN")
                 return self._db.execute(sql, args)
         except sqlite3.Error as err:
-            raise RepoBotError(f"The conversation could not be saved ({err}); check that {self.path.parent} is writable.") from err
+            raise self._unsaved(err) from err
+
+    def _unsaved(self, err: sqlite3.Error) -> RepoBotError:
+        return RepoBotError(f"The conversation could not be saved ({err}); check that {self.path.parent} is writable "
+                            "and that no other RepoBot is writing to it.")
+
+    def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
+        try:
+            return self._db.execute(sql, args).fetchall()
+        except sqlite3.Error as err:
+            raise RepoBotError(f"The conversation history could not be read ({err}); try again, or close other "
+                               "RepoBot windows or commands using it.") from err
 
     # -- conversations -------------------------------------------------------------------------
     def new(self, title: str) -> int:
@@ -101,7 +118,7 @@ class History:
     def conversations(self, search: str = "") -> list[ConversationInfo]:
         """Newest first; ``search`` keeps those whose title, questions or answers contain it (any case)."""
         pattern = f"%{search.strip().lower()}%"
-        rows = self._db.execute(
+        rows = self._read(
             """SELECT c.id, c.title, c.created, c.updated, COUNT(t.id) FROM conversations c
                LEFT JOIN turns t ON t.conversation = c.id
                WHERE ? = '%%' OR lower(c.title) LIKE ? OR c.id IN (
@@ -112,7 +129,7 @@ class History:
         return [ConversationInfo(*row) for row in rows]
 
     def _need(self, conversation: int) -> None:
-        if self._db.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation,)).fetchone() is None:
+        if not self._read("SELECT 1 FROM conversations WHERE id = ?", (conversation,)):
             known = ", ".join(str(c.id) for c in self.conversations()[:10]) or "none yet"
             raise RepoBotError(f"No conversation {conversation} in this collection; known ids: {known}. "
                                "See `repobot history`.")
@@ -122,14 +139,17 @@ class History:
         """Save one answered question at the end of a conversation."""
         self._need(conversation)
         data = json.dumps(answer_json(answer, full=True), ensure_ascii=False)
-        position = self._db.execute("SELECT COUNT(*) FROM turns WHERE conversation = ?", (conversation,)).fetchone()[0]
         now = time.time()
-        with self._db:
-            self._db.execute("BEGIN")
-            self._db.execute(
-                "INSERT INTO turns(conversation, position, question, answer, data, created) VALUES (?, ?, ?, ?, ?, ?)",
-                (conversation, position, answer.question, answer.final_answer, data, now))
-            self._db.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation))
+        try:
+            with self._db:
+                self._db.execute("BEGIN")
+                self._db.execute(
+                    """INSERT INTO turns(conversation, position, question, answer, data, created)
+                       VALUES (?, (SELECT COUNT(*) FROM turns WHERE conversation = ?), ?, ?, ?, ?)""",
+                    (conversation, conversation, answer.question, answer.final_answer, data, now))
+                self._db.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation))
+        except sqlite3.Error as err:
+            raise self._unsaved(err) from err
 
     def record(self, conversation: int | None, answer: Answer) -> int:
         """Save an answer in ``conversation``, or in a new one titled by its question; returns the id."""
@@ -141,16 +161,16 @@ class History:
 
     def context(self, conversation: int) -> list[tuple[str, str]]:
         """The earlier turns as (question, shown answer), for rewriting a follow-up question."""
-        rows = self._db.execute("SELECT question, answer FROM turns WHERE conversation = ? ORDER BY position",
-                                (conversation,))
+        rows = self._read("SELECT question, answer FROM turns WHERE conversation = ? ORDER BY position",
+                          (conversation,))
         return [tuple(row) for row in rows]
 
     def turns(self, conversation: int) -> list[Answer]:
         """The conversation's answers, in order, exactly as they were checked and shown."""
         self._need(conversation)
-        rows = self._db.execute("SELECT data FROM turns WHERE conversation = ? ORDER BY position", (conversation,))
+        rows = self._read("SELECT data FROM turns WHERE conversation = ? ORDER BY position", (conversation,))
         return [answer_from_json(json.loads(data)) for (data,) in rows]
 
     def title(self, conversation: int) -> str:
         self._need(conversation)
-        return self._db.execute("SELECT title FROM conversations WHERE id = ?", (conversation,)).fetchone()[0]
+        return self._read("SELECT title FROM conversations WHERE id = ?", (conversation,))[0][0]

@@ -85,3 +85,25 @@ def test_history_cli_lists_and_exports(tmp_path, answered, monkeypatch):
     missing = run("--export", "999")
     assert missing.returncode == 2 and "No conversation 999" in missing.stderr and "Traceback" not in missing.stderr
     assert store_dir(pipe.corpus.resolve()).joinpath("history.sqlite3").is_file()
+
+
+def test_a_locked_history_is_neither_set_aside_nor_a_crash(tmp_path, answered):
+    """Another process writing (a CLI `ask` beside the window) locks the file: say so; never set it aside as damaged."""
+    import sqlite3
+
+    _, answer = answered
+    path = tmp_path / "history.sqlite3"
+    history = History(path)
+    conversation = history.record(None, answer)
+    other = sqlite3.connect(path, isolation_level=None, timeout=0)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(RepoBotError, match="cannot be opened now .*database is locked"):
+            History(path)
+        with pytest.raises(RepoBotError, match="could not be (saved|read) .*database is locked"):
+            history.add(conversation, answer)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert not list(tmp_path.glob("history.damaged-*"))
+    assert [a.question for a in History(path).turns(conversation)] == [answer.question]
