@@ -22,12 +22,13 @@ from .report import print_answer, print_index
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
+EXIT_PIPE = 141  # as a shell reports a command stopped by SIGPIPE
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if not args.command:
-        build_parser().print_help()
+        build_parser().print_help(sys.stderr)
         return EXIT_USER_ERROR
     from repobot.engine.errors import RepoBotError
 
@@ -39,6 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("repobot: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `repobot history | head` closed the pipe: nothing more to say, to anyone
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PIPE
     except Exception as err:  # a bug: still one line, with how to see more
         if os.environ.get("REPOBOT_DEBUG"):
             raise
@@ -136,7 +140,12 @@ def cmd_ask(args) -> int:
     except KeyboardInterrupt:
         cancel.set()
         raise
-    history.record(args.conversation, answer)
+    from repobot.engine.errors import RepoBotError
+
+    try:
+        history.record(args.conversation, answer)
+    except RepoBotError as err:  # the answer is still given; only its saved copy is missing
+        print(f"warning: {err}", file=sys.stderr)
     for note in [history.note] if history.note else []:
         print(f"note: {note}", file=sys.stderr)
     if args.json:
@@ -147,10 +156,15 @@ def cmd_ask(args) -> int:
 
 
 def cmd_history(args) -> int:
+    from pathlib import Path
+
     from repobot.engine.collection import Collection
+    from repobot.engine.errors import CorpusError
     from repobot.engine.export import conversation_markdown
     from repobot.engine.registry import ModelSet
 
+    if args.corpus and not Path(args.corpus).expanduser().is_dir():  # it would be given an empty history of its own
+        raise CorpusError(f"No such folder: {args.corpus}. Give --corpus the folder whose conversations you want.")
     history = Collection(args.corpus, ModelSet()).history
     if history.note:
         print(f"note: {history.note}", file=sys.stderr)

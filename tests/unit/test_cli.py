@@ -26,6 +26,8 @@ def test_check_reads_stdin_and_prints_the_lesson_json():
         (["search", "x", "--corpus", "/no/such/folder"], "No such folder"),
         (["ask", "Does it work?", "--model", "/no/such/model.gguf"], "Model file not found"),
         (["check", "--n-docs", "-1"], "--n-docs must be 0 or more"),
+        (["history", "--corpus", "/no/such/folder"], "No such folder: /no/such/folder"),
+        (["search", "x", "--k", "0"], "--k must be at least 1"),
     ],
 )
 def test_errors_are_one_line_with_non_zero_exit(args, message):
@@ -49,3 +51,22 @@ def test_empty_folder_and_not_a_gguf(tmp_path):
 def test_version_and_help():
     assert repobot("--version").stdout.startswith("repobot ")
     assert "ask" in repobot("--help").stdout
+
+
+def test_an_answer_that_cannot_be_saved_is_still_printed(docs, monkeypatch, capsys):
+    from repobot.cli import main as cli
+    from repobot.engine.errors import RepoBotError
+    from repobot.engine.history import History
+    from repobot.engine.pipeline import Pipeline
+    from tests.conftest import fake_models
+
+    def unsaved(self, conversation, answer):
+        raise RepoBotError("The conversation could not be saved (disk I/O error); check that it is writable.")
+
+    monkeypatch.setattr(cli, "_pipeline", lambda args, with_model=False: Pipeline(
+        docs, models=fake_models("HTTPX does not follow redirects by default [1].")))
+    monkeypatch.setattr(History, "record", unsaved)
+    assert cli.main(["ask", "Does HTTPX follow redirects by default?", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["final_answer"] == "HTTPX does not follow redirects by default [1]."
+    assert err.startswith("warning: The conversation could not be saved")
