@@ -170,9 +170,12 @@ class Controller(QObject):
 
     # -- models ------------------------------------------------------------------------------------
     def load_models(self) -> None:
-        models = self.models
+        """Load the embedder and the chosen model on the worker, after any answer being written (which holds it)."""
+        models, chosen = self.models, self.settings.model or None
 
         def work(_context):
+            if models.llm_name != chosen:
+                models.use_llm(chosen)
             _ = models.embedder
             return models.llm.name
 
@@ -182,7 +185,6 @@ class Controller(QObject):
 
     def choose_model(self, model: str) -> None:
         self.save_settings(model=model)
-        self.models.use_llm(model or None)
         self.load_models()
 
     def _models_loaded(self, name: str) -> None:
@@ -250,6 +252,11 @@ class Controller(QObject):
     def _index_failed(self, root: str, message: str) -> None:
         self.error.emit(message)
         self.index_failed.emit(root)
+        if self.pending_question and not self.pipeline(self.active).collection.loaded:
+            self.pending_question = ""  # asking now would build the whole index inside the answer, past Cancel
+            self.status.emit("Indexing stopped before the folder could be searched, so your question was not asked: "
+                             "press Re-index, then ask again.")
+            return
         self.ask_pending()
 
     # -- watched folders ----------------------------------------------------------------------------
@@ -270,6 +277,12 @@ class Controller(QObject):
         if self.tasks.waiting(Busy.ANSWERING):
             self.error.emit("Please wait: RepoBot is still answering the previous question (Esc stops it).")
             return False
+        if not self.models_ok and not self.tasks.waiting(Busy.LOADING):
+            self.error.emit("The model is not loaded (the message above says why): choose another model in the "
+                            "Model list, then ask again.")
+            return False
+        if not self.pipeline(self.active).collection.loaded and not self.tasks.waiting(Busy.INDEXING):
+            self.index(self.active)  # indexing was stopped or failed: the question waits for it, with Cancel
         if self.tasks.waiting(Busy.INDEXING) or not self.models_ok:
             self.pending_question = question
             waiting = "Indexing is in progress" if self.tasks.waiting(Busy.INDEXING) else "The models are still loading"

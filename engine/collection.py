@@ -113,6 +113,11 @@ class Collection:
             self.update()
         return self._index
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the index is in memory (an update finished); until then, ``index`` builds it first."""
+        return self._index is not None
+
     # -- the languages of a translated tree -------------------------------------------------------------
     @property
     def _settings(self) -> Path:

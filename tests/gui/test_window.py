@@ -14,12 +14,18 @@ ANSWER = "HTTPX does not follow redirects by default [1]. Pass `follow_redirects
 
 
 class SlowLLM(FakeLLM):
-    """Sleeps between tokens so that Stop can arrive mid-answer."""
+    """Sleeps between tokens so that Stop can arrive mid-answer; ``writing`` says whether a reply is under way."""
+
+    writing = False
 
     def stream_chat(self, messages, *, max_tokens):
-        for piece in super().stream_chat(messages, max_tokens=max_tokens):
-            time.sleep(0.02)
-            yield piece
+        self.writing = True
+        try:
+            for piece in super().stream_chat(messages, max_tokens=max_tokens):
+                time.sleep(0.02)
+                yield piece
+        finally:
+            self.writing = False
 
 
 def idle(c):
@@ -122,6 +128,24 @@ def test_stop_cancels_generation(window, qtbot):
     assert c.turns[-1].answer.stop_reason == "cancelled"
     assert len(tokens) < 100
     assert win.chat.ask_button.isEnabled() and not win.chat.stop_button.isEnabled()
+
+
+def test_choosing_a_model_while_an_answer_is_written_never_blocks_the_window(window, qtbot):
+    slow = SlowLLM(" ".join(f"step{i}" for i in range(150)), piece=5)  # about 4 s, never repeating
+    win = window(llm=slow)
+    c = win.controller
+    other = FakeLLM(ANSWER)
+    other.name = "other.gguf"
+    tokens, ready = [], []
+    c.token.connect(tokens.append)
+    c.models_ready.connect(ready.append)
+    assert win.ask("Does HTTPX follow redirects by default?")
+    qtbot.waitUntil(lambda: len(tokens) >= 3, timeout=10000)
+    c.choose_model(register_fake_llm(other))  # the answer being written holds the model …
+    assert slow.writing  # … and the window did not wait for it
+    qtbot.waitUntil(lambda: idle(c) and bool(ready), timeout=30000)
+    assert ready == ["other.gguf"] and c.models.llm is other
+    assert c.turns[-1].answer.model == SlowLLM.name  # the answer kept the model it was asked with
 
 
 def test_adding_an_empty_folder_shows_the_error_and_keeps_working(window, qtbot, tmp_path):
@@ -232,3 +256,46 @@ def test_a_new_folder_answers_at_once_by_words_while_it_is_embedded(qtbot, docs,
     assert c.indexed_reports[c.active].pending == 0
     assert not any("BM25" in note for note in ask_and_wait(qtbot, win).answer.notes)
     win.close()
+
+
+def test_a_question_when_the_model_failed_to_load_is_refused_with_the_reason(qtbot, docs, settings_path):
+    from repobot.engine.errors import ModelError
+    from repobot.engine.registry import register_llm
+
+    def broken():
+        raise ModelError("broken.gguf is corrupt or incomplete: run `make install`.")
+
+    register_llm("broken-llm", broken)
+    win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="fake", model="broken-llm")
+    qtbot.addWidget(win)
+    win.show()
+    c = win.controller
+    qtbot.waitUntil(lambda: idle(c) and c.active in c.indexed_reports, timeout=20000)
+    assert not c.models_ok
+    assert not win.ask("Does HTTPX follow redirects by default?")  # not parked as if the model were still loading
+    assert c.pending_question == "" and "choose another model" in win.chat.banner.text()
+    win.close()
+
+
+def test_a_question_waiting_for_an_index_that_was_stopped_is_not_asked(window, qtbot, tmp_path, monkeypatch):
+    from repobot.engine.collection import Collection
+    from repobot.engine.errors import Cancelled
+
+    win = window()
+    c = win.controller
+
+    def stopped(self, **kwargs):  # the user pressed Cancel before the folder was searchable
+        raise Cancelled()
+
+    monkeypatch.setattr(Collection, "update", stopped)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "a.md").write_text("# A\n\nSome text about A.\n", encoding="utf-8")
+    statuses, asked = [], []
+    c.status.connect(statuses.append)
+    c.asking.connect(asked.append)
+    c.add_collection(str(other))
+    assert win.ask("What is in A?")  # waits for the index
+    qtbot.waitUntil(lambda: idle(c) and not c.tasks.waiting(Busy.INDEXING), timeout=10000)
+    assert asked == [] and c.pending_question == ""  # never answered by building the whole index past Cancel
+    assert any("not asked" in s for s in statuses)
