@@ -20,6 +20,8 @@ from typing import NamedTuple
 
 from repobot.engine.config import data_dir
 from repobot.engine.files import write_json_atomic
+from repobot.engine.languages import LANGUAGE_CHOICES
+from repobot.engine.retrieve import MODES
 
 
 class Settings(NamedTuple):
@@ -31,6 +33,31 @@ class Settings(NamedTuple):
     active: str = ""  # the folder questions go to; "" means the bundled guide
 
 
+K_RANGE = range(1, 21)  # the window's k box
+
+
+def checked(raw) -> Settings:
+    """Settings from a file's JSON; a value of the wrong type or out of range gives way to its default (a folder
+    list given as one string would be read letter by letter, "/" first).
+
+    >>> checked({"k": 50, "mode": "fuzzy", "collections": "/docs", "language": "zh"})
+    Settings(model='', k=5, mode='hybrid', language='zh', collections=(), active='')
+    """
+    if not isinstance(raw, dict):
+        raise ValueError(f"expected a JSON object, found {type(raw).__name__}")
+    default = Settings()
+    valid = {
+        "model": lambda v: isinstance(v, str),
+        "k": lambda v: isinstance(v, int) and not isinstance(v, bool) and v in K_RANGE,
+        "mode": lambda v: v in MODES,
+        "language": lambda v: v in LANGUAGE_CHOICES,
+        "collections": lambda v: isinstance(v, list) and all(isinstance(c, str) and c for c in v),
+        "active": lambda v: isinstance(v, str),
+    }
+    fields = {key: raw[key] if key in raw and ok(raw[key]) else getattr(default, key) for key, ok in valid.items()}
+    return Settings(**{**fields, "collections": tuple(fields["collections"])})
+
+
 class SettingsStore:
     def __init__(self, path: Path | None = None):
         self.path = path or data_dir() / "settings.json"
@@ -38,13 +65,7 @@ class SettingsStore:
 
     def load(self) -> Settings:
         try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
-            fields = {k: v for k, v in raw.items() if k in Settings._fields}
-            fields["collections"] = tuple(fields.get("collections", ()))
-            settings = Settings(**fields)
-            if not isinstance(settings.k, int) or settings.k < 1:
-                settings = settings._replace(k=5)
-            return settings
+            return checked(json.loads(self.path.read_text(encoding="utf-8")))
         except FileNotFoundError:
             return Settings()
         except (ValueError, TypeError, OSError) as err:

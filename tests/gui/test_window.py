@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from repobot.desktop.settings import SettingsStore
+from repobot.desktop.settings import Settings, SettingsStore
 from repobot.desktop.tasks import Busy
 from repobot.desktop.window import MainWindow
 from repobot.engine.registry import register_embedder
@@ -299,3 +299,13 @@ def test_a_question_waiting_for_an_index_that_was_stopped_is_not_asked(window, q
     qtbot.waitUntil(lambda: idle(c) and not c.tasks.waiting(Busy.INDEXING), timeout=10000)
     assert asked == [] and c.pending_question == ""  # never answered by building the whole index past Cancel
     assert any("not asked" in s for s in statuses)
+
+
+@pytest.mark.parametrize("text", ["null", "[]", '"hybrid"'])
+def test_a_settings_file_that_is_not_an_object_is_set_aside(tmp_path, text):
+    path = tmp_path / "settings.json"
+    path.write_text(text, encoding="utf-8")
+    store = SettingsStore(path)
+    assert store.load() == Settings()
+    assert "moved to settings.damaged" in store.problem
+    assert (tmp_path / "settings.damaged").read_text(encoding="utf-8") == text
