@@ -309,3 +309,20 @@ def test_a_settings_file_that_is_not_an_object_is_set_aside(tmp_path, text):
     assert store.load() == Settings()
     assert "moved to settings.damaged" in store.problem
     assert (tmp_path / "settings.damaged").read_text(encoding="utf-8") == text
+
+
+def test_a_scripted_question_that_is_refused_or_fails_ends_the_script_as_failed(qtbot, docs, settings_path):
+    from repobot.desktop.app import Script
+
+    class Broken(FakeLLM):
+        def stream_chat(self, messages, *, max_tokens):
+            raise RuntimeError("the model crashed")
+            yield  # a generator, as a model's stream is
+
+    for question, llm in (("   ", FakeLLM(ANSWER)), ("Does HTTPX follow redirects by default?", Broken())):
+        win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="fake",
+                         model=register_fake_llm(llm))
+        qtbot.addWidget(win)
+        script = Script(win, ask=question, screenshot=None, open_source=None, quit_after=False)
+        qtbot.waitUntil(lambda: script.failed, timeout=20000)  # it used to wait for an answer that never came
+        win.close()
