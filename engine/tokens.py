@@ -9,6 +9,8 @@ lower-cased and lightly stemmed; stop words of every answer language are dropped
 ['use', 'httpx.client', 'httpx', 'client', 'follow_redirects', 'follow', 'redirect', 'true']
 >>> tokenize("默认跟随重定向")
 ['默', '认', '跟', '随', '重', '定', '向', '默认', '认跟', '跟随', '随重', '重定', '定向']
+>>> tokenize("FastAPIでWebSocket")  # no space between scripts, as Chinese and Japanese are often written
+['fastapi', 'で', 'websocket']
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import unicodedata
 from .languages import STOPWORDS
 from .text import CITATION, CJK
 
-_TOKEN = re.compile(rf"[{CJK}]+|[^\W_][\w.\-]*[^\W_]|[^\W_]|_\w+", re.UNICODE)
+_WORD = rf"[^\W{CJK}]"  # a word character that is not CJK: a Latin word ends where a CJK run begins
+_TOKEN = re.compile(rf"[{CJK}]+|(?!_){_WORD}(?:{_WORD}|[.\-])*(?<![_.\-])|_{_WORD}+", re.UNICODE)
 _CJK_RUN = re.compile(rf"^[{CJK}]+$")
 _SPLIT_PARTS = re.compile(r"[._\-]+")
 
