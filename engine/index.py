@@ -24,7 +24,7 @@ from typing import Callable, Iterator, NamedTuple, Protocol
 import numpy as np
 
 from .bm25 import Bm25Index
-from .chunk import Chunk, chunk_markdown, piece_budget
+from .chunk import Chunk, chunk_markdown, find_version, piece_budget
 from .embed import Embedder
 from .errors import Cancelled
 from .languages import detect_language
@@ -196,13 +196,13 @@ def update_index(
     listed in ``index.pending``, for ``embed_pending``.
     """
     started = time.perf_counter()
-    old_by_sha: dict[str, tuple[list[Chunk], list[list[str]], np.ndarray, str]] = {}
+    old_by_sha: dict[str, tuple[list[Chunk], list[list[str]], np.ndarray | None]] = {}
     if previous is not None and previous.embedder == embedder.name:
         done = previous.embedded
         for entry in previous.files.values():
             span = entry.span
             vectors = previous.vectors[span] if done[span].all() else None
-            old_by_sha[entry.sha] = (previous.chunks[span], previous.tokens[span], vectors, entry.language)
+            old_by_sha[entry.sha] = (previous.chunks[span], previous.tokens[span], vectors)
     old_files = previous.files if previous is not None else {}
 
     budget = piece_budget(embedder.count_pieces, embedder.max_pieces)  # every chunk fits the embedder's window
@@ -216,16 +216,16 @@ def update_index(
             raise Cancelled()
         sha = file_sha(doc.text)
         reused = old_by_sha.get(sha)
-        if reused is not None:
-            doc_chunks = [c._replace(source=doc.source) for c in reused[0]]
+        if reused is not None:  # the same text, maybe under another path: its version and language are the path's
+            version = find_version(doc.source, doc.text)
+            doc_chunks = [c._replace(source=doc.source, version=version) for c in reused[0]]
             tokens.extend(reused[1])
-            lang = reused[3]
             if reused[2] is not None:
                 known[sha] = reused[2]
         else:
             doc_chunks = chunk_markdown(doc.source, doc.text, budget)
             tokens.extend(tokenize(embedding_text(c)) for c in doc_chunks)
-            lang = doc.language or page_language(doc.text)
+        lang = doc.language or page_language(doc.text)
         if sha not in known and checkpoint is not None:
             saved = checkpoint.get(sha, len(doc_chunks), embedder.dim)
             if saved is not None:

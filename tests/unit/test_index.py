@@ -97,6 +97,17 @@ def test_version_filter(tmp_path, fake_embedder):
     assert [h.chunk.source for h in hits] == ["v2/a.md"]
 
 
+def test_the_same_page_in_two_versions_keeps_each_version_when_updated(tmp_path, fake_embedder):
+    """Versioned docs often start as a copy: reusing one copy's chunks must not give both its version."""
+    for version in ("v1", "v2"):
+        (tmp_path / version).mkdir()
+        (tmp_path / version / "install.md").write_text("# Install\n\npip install httpx\n")
+    first, _ = build(tmp_path, fake_embedder)
+    second, _ = build(tmp_path, fake_embedder, first)  # every start updates the saved index like this
+    assert sorted((c.source, c.version) for c in second.chunks) == [("v1/install.md", "v1"), ("v2/install.md", "v2")]
+    assert [h.chunk.source for h in retrieve(second, fake_embedder, ["install"], version="v1")] == ["v1/install.md"]
+
+
 def test_page_languages_and_the_primary_language(tmp_path, fake_embedder):
     (tmp_path / "en").mkdir()
     (tmp_path / "zh").mkdir()
