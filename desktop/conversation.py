@@ -22,6 +22,7 @@ from repobot.engine.history import History
 from repobot.engine.result import Answer
 from repobot.engine.retrieve import Hit
 from repobot.engine.support import Support
+from repobot.engine.text import file_lines
 
 from .qt import QObject, Signal
 
@@ -52,7 +53,7 @@ def source_changed(root: Path, hit: Hit) -> bool:
     """Whether the lines a saved passage came from read differently now (or the file is gone); whitespace alone
     (blank lines between the chunks a hit was read with, a long line cut in two) is no change."""
     try:
-        lines = (root / hit.chunk.source).read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = file_lines((root / hit.chunk.source).read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return True
     return "".join("\n".join(lines[hit.chunk.start - 1 : hit.chunk.end]).split()) != "".join(hit.chunk.text.split())

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Callable, NamedTuple
 
-from .text import FenceTracker, heading_title, is_fence_line
+from .text import FenceTracker, file_lines, heading_title, is_fence_line
 
 MAX_CHARS = 700  # ~200 word pieces of prose or code: fits all-MiniLM-L6-v2's 256-piece window
 MIN_CHARS = 200  # smaller neighbouring subsections are merged
@@ -68,7 +68,7 @@ def split_blocks(text: str) -> list[_Block]:
     path: list[tuple[int, str]] = []
     current = _Block(0, "", [])
     fences = FenceTracker()
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(file_lines(text), 1):
         if not fences.inside_after(line):
             heading = _HEADING.match(line)
             if heading:

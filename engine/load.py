@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .errors import CorpusError
+from .text import file_lines
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -155,8 +156,8 @@ def read_markdown(path: Path) -> tuple[str | None, str | None]:
     except UnicodeDecodeError:
         text = data.decode("utf-8", errors="replace")
         problems.append("not UTF-8; decoded with replacement characters")
-    if len(data) > MAX_LINE_CHARS and any(len(line) > MAX_LINE_CHARS for line in text.splitlines()):
-        text = "\n".join(line[:MAX_LINE_CHARS] for line in text.splitlines())
+    if len(data) > MAX_LINE_CHARS and any(len(line) > MAX_LINE_CHARS for line in file_lines(text)):
+        text = "\n".join(line[:MAX_LINE_CHARS] for line in file_lines(text))
         problems.append(f"lines over {MAX_LINE_CHARS:,} characters were cut to that length")
     return text, "; ".join(problems) or None
 

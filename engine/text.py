@@ -98,8 +98,14 @@ def strip_code(text: str) -> str:
 class FenceTracker:
     """Line by line, whether a markdown line is inside a code fence (headings there do not count).
 
+    As CommonMark has it, a fence closes only on a line of the same character, at
+    least as long, with nothing after it: a four-backtick block that shows a
+    three-backtick example stays open.
+
     >>> t = FenceTracker(); [t.inside_after(l) for l in ["# A", "```py", "# not", "```", "b"]]
     [False, True, True, True, False]
+    >>> t = FenceTracker(); [t.inside_after(l) for l in ["````md", "```bash", "# not", "```", "````", "# A"]]
+    [True, True, True, True, True, False]
     """
 
     def __init__(self):
@@ -110,16 +116,31 @@ class FenceTracker:
         opener = _FENCE_LINE.match(line)
         if self.fence is None:
             if opener:
-                self.fence = opener.group(1)[0] * 3
+                self.fence = opener.group(1)
                 return True
             return False
-        if line.strip().startswith(self.fence):
+        if opener and opener.group(1)[0] == self.fence[0] and len(opener.group(1)) >= len(self.fence) \
+                and not line[opener.end():].strip():
             self.fence = None
         return True
 
     @property
     def open(self) -> bool:
         return self.fence is not None
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def file_lines(text: str) -> list[str]:
+    """A file's lines as editors and the viewer number them: broken at a newline only, never at a form feed or
+    U+2028 inside a line, as ``str.splitlines`` would (then every cited line after it would be off by one).
+
+    >>> file_lines("a\\x0cb\\r\\nc\\u2028d\\n"), "a\\x0cb\\r\\nc\\u2028d\\n".splitlines()
+    (['a\\x0cb', 'c\\u2028d'], ['a', 'b', 'c', 'd'])
+    """
+    lines = _LINE_BREAK.split(text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 def is_fence_line(line: str) -> bool:

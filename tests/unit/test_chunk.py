@@ -88,3 +88,15 @@ def test_the_paragraph_before_a_code_block_goes_with_it():
     lines = text.splitlines()
     for c in chunks:  # the line spans still match the text
         assert c.text == "\n".join(lines[c.start - 1 : c.end])
+
+
+def test_line_spans_count_newlines_only_as_the_viewer_does():
+    """A form feed or U+2028 inside a line is not a line break: the highlighted lines would be one off."""
+    text = "# Guide\nIntro\x0cwith a form feed.\n\n## Redirects\nNot by default\u2028at all.\n"
+    chunks = chunk_markdown("a.md", text)
+    assert [(c.heading, c.start, c.end) for c in chunks][-1] == ("Guide > Redirects", 4, 5)
+
+
+def test_a_longer_fence_shows_a_shorter_one_without_closing():
+    text = "# Writing docs\n\n````markdown\n```bash\n# not a heading\n```\n````\n\nAfter the example.\n"
+    assert [c.heading for c in chunk_markdown("a.md", text)] == ["Writing docs"]
