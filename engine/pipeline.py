@@ -156,7 +156,7 @@ class Pipeline:
             return None
         if asked in (target, into):  # asked for explicitly: the lesson's rewrite into search terms
             return accept_terms(self._complete(query_messages(question), 48), question)
-        return accept_query(self._complete(translation_messages(question, into), 64), question, target)
+        return accept_query(self._complete(translation_messages(question, into), 64), question, into)
 
     def search(self, question: str, options: AskOptions = AskOptions(), earlier: Sequence[tuple[str, str]] = ()) -> Search:
         """The top-k hits for a question (after its earlier turns, if it continues a conversation)."""

@@ -140,12 +140,15 @@ def followup_messages(earlier: Sequence[tuple[str, str]], question: str) -> list
 
 
 def accept_standalone(output: str, question: str) -> str | None:
-    """The standalone question if it is one (in the question's language, not an answer), else None.
+    """The standalone question if it is one (in the language it was asked for, not an answer), else None.
 
     >>> accept_standalone("How do I turn on follow_redirects for one request only?", "How do I turn it on for one request?")
     'How do I turn on follow_redirects for one request only?'
+    >>> accept_standalone("How do I turn off redirects for the async client?",  # asked in English: no German answers
+    ...                   "Und wie schalte ich das für den asynchronen Client aus?")
+    'How do I turn off redirects for the async client?'
     """
-    return accept_query(output, question, detect_language(question)) or None
+    return accept_query(output, question, answer_language(detect_language(question)).code)  # what was asked for
 
 
 def in_context(earlier: Sequence[tuple[str, str]], question: str) -> str:

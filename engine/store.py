@@ -121,7 +121,7 @@ class DiskCheckpoint:
     def get(self, sha: str, count: int, dim: int) -> np.ndarray | None:
         try:
             vectors = np.load(self.folder / f"{sha}.npy", allow_pickle=False)
-        except (OSError, ValueError):
+        except (OSError, ValueError, EOFError):  # EOFError: a file left empty by a power cut
             return None
         return vectors if vectors.shape == (count, dim) else None
 
@@ -130,6 +130,8 @@ class DiskCheckpoint:
         tmp = self.folder / f".{sha}.tmp"
         with open(tmp, "wb") as fh:
             np.save(fh, vectors)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, self.folder / f"{sha}.npy")
 
     def clear(self) -> None:

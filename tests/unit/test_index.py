@@ -59,6 +59,16 @@ def test_killed_embedding_resumes_from_its_checkpoint(docs, fake_embedder, tmp_p
     assert first not in again.pending and len(again.pending) == 1
 
 
+def test_a_checkpoint_file_left_empty_by_a_power_cut_is_embedded_again(docs, fake_embedder, tmp_path):
+    checkpoint = DiskCheckpoint(tmp_path / "partial", fake_embedder.name)
+    index, _ = update_index(load_corpus(docs), fake_embedder, checkpoint=checkpoint)
+    list(embed_pending(index, fake_embedder, checkpoint=checkpoint))
+    for saved in checkpoint.folder.glob("*.npy"):
+        saved.write_bytes(b"")
+    again, _ = update_index(load_corpus(docs), fake_embedder, checkpoint=checkpoint)  # EOFError before
+    assert len(again.pending) == 2
+
+
 @pytest.mark.parametrize("name", ["vectors.npy", "chunks.jsonl", "bm25.npz"])
 def test_corrupt_store_is_detected(docs, fake_embedder, name):
     index, _ = build(docs, fake_embedder)
