@@ -86,6 +86,7 @@ class Controller(QObject):
         self.indexed_reports: dict[str, IndexReport] = {}
         self.index_message = ""  # the problems of the last index shown, cleared when an index is clean
         self._pipelines: dict[str, Pipeline] = {}
+        self._embedding: dict[str, int] = {}  # folder -> its background embedding job
         self.tasks = TaskRunner(self)
         self.tasks.busy_changed.connect(self.busy_changed)
         self.watcher = FolderWatcher(self)
@@ -208,7 +209,8 @@ class Controller(QObject):
                                        cancelled=context.cancelled, embed=False)
             return index_report(collection, report)
 
-        self.tasks.cancel(Busy.EMBEDDING)  # embedding an index this replaces would save a stale one
+        if root in self._embedding:  # embedding the index this replaces would save a stale one; others go on
+            self.tasks.cancel_job(self._embedding.pop(root))
         self.status.emit(f"Indexing {Path(root).name}…")
         self.indexing.emit(root)
         self.tasks.submit(Busy.INDEXING, work, on_event=lambda p: self.progress.emit(root, *p),
@@ -230,8 +232,8 @@ class Controller(QObject):
                 self.indexed.emit(root, self.indexed_reports[root])
             self.status.emit(f"{Path(root).name}: every passage is embedded; hybrid search covers the whole folder.")
 
-        self.tasks.submit(Busy.EMBEDDING, work, on_event=lambda p: self.progress.emit(root, *p), on_done=finished,
-                          on_failed=lambda message: self.status.emit(message))
+        self._embedding[root] = self.tasks.submit(Busy.EMBEDDING, work, on_event=lambda p: self.progress.emit(root, *p),
+                                                  on_done=finished, on_failed=lambda message: self.status.emit(message))
 
     def _indexed(self, root: str, report: IndexReport) -> None:
         if root not in self.collections:  # removed while it was being indexed
@@ -261,7 +263,7 @@ class Controller(QObject):
 
     # -- watched folders ----------------------------------------------------------------------------
     def reindex_changed(self, root: str) -> None:
-        if self.busy is not Busy.IDLE:
+        if self.busy not in (Busy.IDLE, Busy.EMBEDDING):  # embedding gives way to indexing (and stops for its folder)
             self.watcher.pending.add(root)
             self.watcher.later()
             return

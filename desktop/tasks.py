@@ -131,6 +131,12 @@ class TaskRunner(QObject):
             if (kind is None and not job.background) or job.kind == kind:
                 job.context.cancel.set()
 
+    def cancel_job(self, job_id: int) -> None:
+        """Stop one job at its next step (nothing when it has finished)."""
+        job = self._jobs.get(job_id)
+        if job is not None:
+            job.context.cancel.set()
+
     def shutdown(self, timeout_s: float = 5.0) -> None:
         for job in list(self._jobs.values()):
             job.context.cancel.set()

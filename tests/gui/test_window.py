@@ -326,3 +326,24 @@ def test_a_scripted_question_that_is_refused_or_fails_ends_the_script_as_failed(
         script = Script(win, ask=question, screenshot=None, open_source=None, quit_after=False)
         qtbot.waitUntil(lambda: script.failed, timeout=20000)  # it used to wait for an answer that never came
         win.close()
+
+
+def test_indexing_another_folder_does_not_stop_this_folders_embedding(qtbot, docs, settings_path, tmp_path):
+    for n in range(8):
+        (docs / f"page{n}.md").write_text(f"# Page {n}\n\nProxy settings number {n} for the client.\n" * 20,
+                                          encoding="utf-8")
+    register_embedder("slow-fake", SlowEmbedder)
+    win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="slow-fake",
+                     model=register_fake_llm(FakeLLM(ANSWER)))
+    qtbot.addWidget(win)
+    c = win.controller
+    first = c.active
+    qtbot.waitUntil(lambda: c.models_ok and first in c.indexed_reports, timeout=20000)
+    assert c.tasks.waiting(Busy.EMBEDDING)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "a.md").write_text("# A\n\nSome text about A.\n", encoding="utf-8")
+    c.add_collection(str(other))  # indexed (and embedded) while the first folder is still being embedded
+    qtbot.waitUntil(lambda: not c.tasks.waiting(Busy.EMBEDDING) and idle(c), timeout=60000)
+    assert c.indexed_reports[first].pending == 0  # it used to stop at "Embedding paused" and never resume
+    win.close()
