@@ -1,1 +1,1 @@
-"""The ``repobot`` command: index, search, ask, check, eval and gui."""
+"""The ``repobot`` command: index, search, ask, check, eval, history, models and gui."""

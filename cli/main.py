@@ -6,6 +6,7 @@
     repobot check --n-docs N   < answer.txt
     repobot eval QUESTIONS.jsonl [--corpus DIR] [--modes bm25,dense,hybrid] [--json]
     repobot history [--corpus DIR] [--json] [--search TEXT] [--export ID]
+    repobot models [--json]
     repobot gui [--corpus DIR] [--ask Q] [--screenshot PNG] [--open-source N] [--quit]
 """
 

@@ -34,7 +34,6 @@ class IndexReport(NamedTuple):
     sources: list[str]
     pending: int = 0  # chunks still to embed: until then they are found by BM25 alone
     languages: tuple[str, ...] = ()  # the languages indexed, in a translated tree
-    available: tuple[str, ...] = ()  # the languages the tree has
 
 
 def index_report(collection, report) -> IndexReport:
@@ -44,7 +43,6 @@ def index_report(collection, report) -> IndexReport:
         len(index.files), len(index.chunks), report.seconds, len(report.added), len(report.updated), len(report.removed),
         len(report.unchanged), [f"{p.source}: {p.reason}" for p in collection.problems] + collection.notes,
         sorted(index.files), index.pending_chunks, tuple(sorted(collection.selected or ())),
-        tuple(sorted(collection.available)),
     )
 
 

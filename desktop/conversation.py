@@ -2,7 +2,8 @@
 
 Every answer joins the saved conversation it was asked in (a new one when
 there is none), even when another conversation or folder is on screen by the
-time it is done, so closing the window loses nothing; a reopened
+time it is done, so closing the window loses nothing but an answer still
+being written; a reopened
 conversation shows its answers exactly as they were checked. Links are
 ``cite:T:N`` (passage N of turn T) and ``sent:T:part:I`` (sentence I of the
 shown answer, the model's own answer or the quoted preview); turn -1 is the

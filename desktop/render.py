@@ -2,8 +2,8 @@
 
 Links use private schemes the window handles itself: ``cite:T:N`` (a citation
 or a source of turn T), ``sent:T:final:I`` and ``sent:T:model:I`` (sentence I
-of the shown answer, or of the model's own answer, hovered for its reason) and
-``heading:LINE``. Remote links and images are never loaded: images become a
+of the shown answer, or of the model's own answer, hovered for its reason).
+Remote links and images are never loaded: images become a
 link the user must click and confirm.
 
 >>> status_badge("supported")
@@ -134,14 +134,14 @@ def timings_text(answer: Answer) -> str:
             f"{t.tokens_per_s:.0f} tokens/s · {html.escape(answer.model)}")
 
 
-def pending_html(question: str, preview: Choice | None, written: str) -> str:
-    """While the model writes: the quotes shown at once, then the model's text, visibly not yet checked."""
+def pending_html(question: str, preview: Choice | None) -> str:
+    """While the model writes: the quotes shown at once, then a grey line under which its text streams in (the
+    chat panel adds each piece at the end), visibly not yet checked."""
     parts = [question_html(question)]
     if preview is not None:
         parts.append(f'<p style="color:#9a6700"><b>{PREVIEW_TEXT}</b></p>')
         parts.append("<p>" + "".join(sentence_html(-1, "preview", i, s) for i, s in enumerate(preview.sentences)) + "</p>")
-    parts.append('<p style="color:#57606a"><i>The model is writing (not checked yet):</i><br>'
-                 f'<span style="color:#8c959f">{html.escape(written)}</span>▍</p>')
+    parts.append('<p style="color:#57606a"><i>The model is writing (not checked yet):</i><br>▍</p>')
     return "\n".join(parts)
 
 

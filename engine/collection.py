@@ -1,8 +1,9 @@
 """Collection: one documentation folder and its index, loaded from disk, brought up to date and saved.
 
-Only files whose content changed are embedded again; a run that is cancelled
-or killed leaves the saved index as it was, and the next run resumes from its
-checkpoint (``engine/store.py``). Nothing is read or loaded until it is used:
+Only files whose content changed are embedded again. A run cancelled or killed
+before the folder is searchable leaves the saved index as it was; once it is
+searchable, the new index is saved with its files still to embed listed, and
+the next run resumes their embedding from its checkpoint (``engine/store.py``). Nothing is read or loaded until it is used:
 
 >>> Collection(None, ModelSet()).root.name  # no folder given: RepoBot's own user guide
 'corpus'

@@ -116,7 +116,8 @@ class History:
         self._write("DELETE FROM conversations WHERE id = ?", (conversation,))
 
     def conversations(self, search: str = "") -> list[ConversationInfo]:
-        """Newest first; ``search`` keeps those whose title, questions or answers contain it (any case)."""
+        """Newest first; ``search`` keeps those whose title, questions or answers contain it (SQLite ignores the
+        case of ASCII letters only, and reads ``%`` and ``_`` in it as wildcards)."""
         pattern = f"%{search.strip().lower()}%"
         rows = self._read(
             """SELECT c.id, c.title, c.created, c.updated, COUNT(t.id) FROM conversations c

@@ -75,8 +75,6 @@ LANGUAGE_CHOICES = ("auto",) + ANSWER_LANGUAGES  # for the CLI's --language and 
 ESCAPE_PHRASES = tuple(lang.escape for lang in LANGUAGES.values())
 STOPWORDS = frozenset().union(*(lang.stopwords for lang in LANGUAGES.values()))
 
-# Languages RepoBot can recognise in documents (a multilingual tree), with the answer language to use.
-READ_LANGUAGES = ("en", "zh", "ja", "ko", "fr", "de", "es", "pt", "it", "tr", "ru", "uk", "hi")
 _LATIN_MARKERS = {
     "en": "the is are does do how what which can with for to of in by not and this that you",
     "fr": "le la les des une est que qui pour dans avec comment quel quelle sont par pas sur faut peut vous",

@@ -32,7 +32,7 @@ class Hit(NamedTuple):
     rank: int  # 1-based, also the [n] id the model will cite
     chunk_id: int
     chunk: Chunk
-    score: float  # fused RRF score in hybrid mode, else the ranker's own score
+    score: float  # fused RRF score when two rankings ran, else the one ranker's own (BM25 alone while embedding)
 
 
 class Query(NamedTuple):

@@ -146,13 +146,13 @@ class ChatPanel(QWidget):
     def begin(self, question: str) -> None:
         self.retrieved_list.clear()
         self.pending = (question, None)
-        self._render_pending("")
+        self._render_pending()
 
     def show_preview(self, choice: Choice) -> None:
         """The quotes, on screen at once, in the place the answer will take."""
         if self.pending is not None:
             self.pending = (self.pending[0], choice)
-            self._render_pending("")
+            self._render_pending()
 
     def add_token(self, text: str) -> None:
         cursor = self.conversation.textCursor()
@@ -161,9 +161,9 @@ class ChatPanel(QWidget):
         self.conversation.setTextCursor(cursor)
         self.conversation.ensureCursorVisible()
 
-    def _render_pending(self, written: str) -> None:
+    def _render_pending(self) -> None:
         question, preview = self.pending
-        self.conversation.setHtml(self.history_html + pending_html(question, preview, written))
+        self.conversation.setHtml(self.history_html + pending_html(question, preview))
         self._to_end()
 
     def _to_end(self) -> None:
