@@ -7,6 +7,7 @@ longer watched at all.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Iterable
 
@@ -20,6 +21,24 @@ def inside(path: str, root: str) -> bool:
     (True, False)
     """
     return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+NOT_ENTERED = ("node_modules", "__pycache__")  # with hidden folders (.git, .venv): thousands of folders, no docs
+
+
+def subfolders(base: Path) -> list[str]:
+    """Every folder under ``base`` a markdown file may be added to; hidden and vendor folders are not even walked.
+
+    >>> import tempfile; b = Path(tempfile.mkdtemp())
+    >>> for d in ("guide/api", ".git/objects", "node_modules/x"): (b / d).mkdir(parents=True)
+    >>> sorted(Path(p).relative_to(b).as_posix() for p in subfolders(b))
+    ['guide', 'guide/api']
+    """
+    found: list[str] = []
+    for folder, dirs, _files in os.walk(base):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in NOT_ENTERED]
+        found += [os.path.join(folder, d) for d in dirs]
+    return found
 
 
 class FolderWatcher(QObject):
@@ -43,17 +62,16 @@ class FolderWatcher(QObject):
         """Watch the folder, its subfolders and its markdown files."""
         self.roots.add(root)
         base = Path(root)
-        paths = [str(base)] + [str(base / s) for s in sources]
-        paths += [str(p) for p in base.rglob("*")
-                  if p.is_dir() and not any(part.startswith(".") for part in p.relative_to(base).parts)]
+        paths = [str(base)] + [str(base / s) for s in sources] + subfolders(base)
         new = sorted(set(paths) - set(self.paths))
         if new:
             self._watcher.addPaths(new)
 
     def forget(self, root: str) -> None:
+        """Stop watching a folder, but not what a folder inside it (or around it) that is still watched needs."""
         self.roots.discard(root)
         self.pending.discard(root)
-        watched = [p for p in self.paths if inside(p, root)]
+        watched = [p for p in self.paths if inside(p, root) and not any(inside(p, other) for other in self.roots)]
         if watched:
             self._watcher.removePaths(watched)
 

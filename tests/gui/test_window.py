@@ -347,3 +347,16 @@ def test_indexing_another_folder_does_not_stop_this_folders_embedding(qtbot, doc
     qtbot.waitUntil(lambda: not c.tasks.waiting(Busy.EMBEDDING) and idle(c), timeout=60000)
     assert c.indexed_reports[first].pending == 0  # it used to stop at "Embedding paused" and never resume
     win.close()
+
+
+def test_forgetting_a_folder_keeps_watching_a_folder_inside_it(qapp, tmp_path):
+    from repobot.desktop.watch import FolderWatcher
+
+    (tmp_path / "api").mkdir()
+    (tmp_path / "api" / "a.md").write_text("# A\n", encoding="utf-8")
+    watcher = FolderWatcher()
+    watcher.watch(str(tmp_path), ["api/a.md"])
+    watcher.watch(str(tmp_path / "api"), ["a.md"])
+    watcher.forget(str(tmp_path))
+    assert {str(tmp_path / "api"), str(tmp_path / "api" / "a.md")} <= set(watcher.paths)
+    assert str(tmp_path) not in watcher.paths
