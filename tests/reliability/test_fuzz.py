@@ -6,6 +6,7 @@ from repobot.engine.check import check_citations
 from repobot.engine.chunk import chunk_markdown, piece_budget
 from repobot.engine.embed import estimate_pieces
 from repobot.engine.index import embedding_text
+from repobot.engine.text import file_lines
 
 LINE = st.one_of(
     st.text(max_size=80),
@@ -18,7 +19,7 @@ MARKDOWN = st.lists(LINE, max_size=60).map("\n".join)
 @settings(max_examples=300, deadline=None)
 @given(MARKDOWN)
 def test_chunks_lie_inside_the_file_and_cover_every_non_empty_line(text):
-    lines = text.splitlines()
+    lines = file_lines(text)  # newlines only, as editors and the viewer number lines
     chunks = chunk_markdown("f.md", text)
     covered = set()
     for c in chunks:
@@ -31,7 +32,7 @@ def test_chunks_lie_inside_the_file_and_cover_every_non_empty_line(text):
 @given(st.lists(LINE, max_size=120).map("\n".join), st.sampled_from([16, 32, 64]))
 def test_chunks_fit_a_small_window_unless_they_are_code(text, window):
     budget = piece_budget(estimate_pieces, window)
-    lines = text.splitlines()
+    lines = file_lines(text)  # newlines only, as editors and the viewer number lines
     has_fence = any(line.lstrip().startswith(("```", "~~~")) for line in lines)
     covered = set()
     for c in chunk_markdown("f.md", text, budget):
