@@ -84,46 +84,30 @@ def page_marker(text: str) -> str | None:
     return match.group(1).lower().replace("_", "-") if match else None
 
 
-def find_markdown(root: Path, *, follow_outside_links: bool = False,
-                  unlisted: list[OSError] | None = None) -> list[Path]:
-    """Every markdown file under ``root``, sorted, never leaving ``root`` through a link.
+def find_markdown(root: Path, *, unlisted: list[OSError] | None = None) -> list[Path]:
+    """Every markdown file under ``root``, sorted; hidden folders (``.git``) and links are skipped.
 
-    Hidden folders (``.git``) are skipped; symlink loops cannot recurse because a
-    real directory is visited once. A folder that cannot be listed is added to
-    ``unlisted``; ``root`` itself raises. A file link that loops or leads nowhere
-    is kept, so that reading it says why it was skipped.
+    A link is never followed: one inside the folder leads to a file or folder
+    indexed under its own path (``latest -> v2`` would index v2's pages a second
+    time, as ``latest``, without their version), one leading outside could expose
+    files the user did not choose, and one that loops would never end. A folder
+    that cannot be listed is added to ``unlisted``; ``root`` itself raises.
     """
     root = root.resolve()
-    seen: set[Path] = set()
     found: list[Path] = []
     errors: list[OSError] = []
-    for folder, dirs, files in os.walk(root, followlinks=True, onerror=errors.append):
-        real = _real(Path(folder))
-        if real is None or real in seen or (not follow_outside_links and not _inside(real, root)):
-            dirs[:] = []
-            continue
-        seen.add(real)
+    for folder, dirs, files in os.walk(root, onerror=errors.append):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
-            if name.lower().endswith(MARKDOWN_SUFFIXES) and not name.startswith("."):
-                path = Path(folder) / name
-                target = _real(path)
-                if follow_outside_links or target is None or _inside(target, root):
-                    found.append(path)
+            path = Path(folder) / name
+            if name.lower().endswith(MARKDOWN_SUFFIXES) and not name.startswith(".") and not path.is_symlink():
+                found.append(path)
     for err in errors:
         if Path(err.filename or "") == root:
             raise err
         if unlisted is not None:
             unlisted.append(err)
     return found
-
-
-def _real(path: Path) -> Path | None:
-    """Where a path really leads; None for a link that loops (Python 3.11 raises RuntimeError) or cannot be followed."""
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):
-        return None
 
 
 def _inside(path: Path, root: Path) -> bool:
