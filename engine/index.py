@@ -248,6 +248,8 @@ def update_index(
             pending.append(source)
     removed = sorted(set(old_files) - set(files))
     index = Index(corpus.root, embedder.name, chunks, tokens, vectors, files, pending=pending)
+    if previous is not None and previous.bm25 is not None and tokens == previous.tokens:
+        index.bm25 = previous.bm25  # nothing changed: the postings loaded from disk stand, not fitted again
     return index, UpdateReport(added, updated, removed, unchanged, 0, time.perf_counter() - started)
 
 

@@ -18,9 +18,15 @@ import json
 import os
 import shutil
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+
+try:
+    import fcntl
+except ImportError:  # Windows: saves are not locked
+    fcntl = None
 
 from .bm25 import Bm25Index
 from .chunk import Chunk
@@ -40,37 +46,56 @@ def store_dir(root: Path) -> Path:
 
 
 def save_index(index: Index, folder: Path | None = None) -> Path:
-    """Write a new generation, then point CURRENT at it with an atomic rename."""
+    """Write a new generation (every file synced), then point CURRENT at it with an atomic rename.
+
+    Two RepoBots saving the same folder's index take turns, so neither deletes the other's new generation.
+    """
     folder = folder or store_dir(index.root)
     folder.mkdir(parents=True, exist_ok=True)
-    generation = folder / f"g{time.time_ns()}"
-    tmp = folder / f".tmp-{generation.name}"
-    tmp.mkdir()
-    with open(tmp / "vectors.npy", "wb") as fh:
-        np.save(fh, index.vectors)
-    with open(tmp / "chunks.jsonl", "w", encoding="utf-8") as fh:
-        for chunk, toks in zip(index.chunks, index.tokens):
-            fh.write(json.dumps([*chunk, toks], ensure_ascii=False) + "\n")
-    with open(tmp / "bm25.npz", "wb") as fh:  # the fitted postings: loading skips the BM25 fit
-        np.savez(fh, **index.lexical.state())
-    meta = {
-        "format": FORMAT,
-        "root": str(index.root),
-        "embedder": index.embedder,
-        "dim": int(index.vectors.shape[1]) if index.vectors.ndim == 2 else 0,
-        "chunks": len(index.chunks),
-        "files": {k: list(v) for k, v in index.files.items()},
-        "pending": index.pending,
-        "sha256": {name: sha256_file(tmp / name) for name in STORE_FILES},
-    }
-    write_text_atomic(tmp / "meta.json", json.dumps(meta, ensure_ascii=False))
-    fsync_dir(tmp)
-    os.replace(tmp, generation)
-    write_text_atomic(folder / "CURRENT", generation.name)
-    for old in folder.iterdir():
-        if old.is_dir() and old.name != generation.name and old.name.startswith(("g", ".tmp-")):
-            shutil.rmtree(old, ignore_errors=True)
+    with _locked(folder):
+        generation = folder / f"g{time.time_ns()}"
+        tmp = folder / f".tmp-{generation.name}"
+        tmp.mkdir()
+        _write_synced(tmp / "vectors.npy", lambda fh: np.save(fh, index.vectors))
+        _write_synced(tmp / "chunks.jsonl", lambda fh: fh.writelines(
+            (json.dumps([*chunk, toks], ensure_ascii=False) + "\n").encode("utf-8")
+            for chunk, toks in zip(index.chunks, index.tokens)))
+        _write_synced(tmp / "bm25.npz", lambda fh: np.savez(fh, **index.lexical.state()))  # loading skips the fit
+        meta = {
+            "format": FORMAT,
+            "root": str(index.root),
+            "embedder": index.embedder,
+            "dim": int(index.vectors.shape[1]) if index.vectors.ndim == 2 else 0,
+            "chunks": len(index.chunks),
+            "files": {k: list(v) for k, v in index.files.items()},
+            "pending": index.pending,
+            "sha256": {name: sha256_file(tmp / name) for name in STORE_FILES},
+        }
+        write_text_atomic(tmp / "meta.json", json.dumps(meta, ensure_ascii=False))
+        fsync_dir(tmp)
+        os.replace(tmp, generation)
+        write_text_atomic(folder / "CURRENT", generation.name)
+        fsync_dir(folder)
+        for old in folder.iterdir():
+            if old.is_dir() and old.name != generation.name and old.name.startswith(("g", ".tmp-")):
+                shutil.rmtree(old, ignore_errors=True)
     return generation
+
+
+def _write_synced(path: Path, write) -> None:
+    with open(path, "wb") as fh:
+        write(fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+@contextmanager
+def _locked(folder: Path):
+    """Hold ``folder/lock`` for one save (where the system has ``flock``; released if the process dies)."""
+    with open(folder / "lock", "a") as fh:
+        if fcntl:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        yield
 
 
 def load_index(root: Path, folder: Path | None = None) -> Index | None:

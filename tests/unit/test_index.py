@@ -1,3 +1,5 @@
+import threading
+
 import numpy as np
 import pytest
 
@@ -88,6 +90,17 @@ def test_saved_postings_search_like_a_fresh_fit(docs, fake_embedder):
         assert loaded.lexical.search(query, 5) == Bm25Index(index.tokens).search(query, 5)
 
 
+def test_an_unchanged_folder_keeps_its_saved_postings_and_a_changed_one_refits(docs, fake_embedder):
+    index, _ = build(docs, fake_embedder)
+    save_index(index)
+    loaded = load_index(docs)
+    again, report = update_index(load_corpus(docs), fake_embedder, loaded)
+    assert report.unchanged and again.bm25 is loaded.bm25
+    (docs / "timeouts.md").write_text("# Timeouts\n\nThe pool timeout is new.\n")
+    changed, _ = update_index(load_corpus(docs), fake_embedder, loaded)
+    assert changed.bm25 is None and changed.lexical.search(["pool"], 5)
+
+
 def test_cancel_leaves_the_saved_index_alone(docs, fake_embedder):
     index, _ = build(docs, fake_embedder)
     save_index(index)
@@ -95,6 +108,28 @@ def test_cancel_leaves_the_saved_index_alone(docs, fake_embedder):
         update_index(load_corpus(docs), fake_embedder, cancelled=lambda: True)
     assert load_index(docs).chunks == index.chunks
     assert not [p for p in store_dir(docs).iterdir() if p.name.startswith(".tmp")]
+
+
+def test_two_processes_saving_one_index_never_delete_each_others_work(docs, fake_embedder, tmp_path):
+    """Two RepoBots (here two processes' worth of threads) save the same folder's index over and over."""
+    index, _ = build(docs, fake_embedder)
+    errors = []
+
+    def save_many():
+        try:
+            for _ in range(15):
+                save_index(index, tmp_path)
+        except Exception as err:  # noqa: BLE001 (the test reports any failure)
+            errors.append(err)
+
+    threads = [threading.Thread(target=save_many) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert load_index(docs, tmp_path).chunks == index.chunks
+    assert [p.name for p in tmp_path.iterdir() if p.is_dir()] == [(tmp_path / "CURRENT").read_text()]
 
 
 def test_version_filter(tmp_path, fake_embedder):
