@@ -198,12 +198,29 @@ def cmd_check(args) -> int:
 def cmd_eval(args) -> int:
     from repobot.engine.evaluate import evaluate, format_table, load_questions
 
+    modes = _modes(args.modes)
     questions = load_questions(args.questions, args.split)
     pipe = _pipeline(args, with_model=not args.no_answers)
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     result = evaluate(pipe, questions, modes=modes, answers=not args.no_answers)
     print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else format_table(result))
     return 0
+
+
+def _modes(text: str) -> list[str]:
+    """The retrieval modes of ``--modes``, checked before anything loads.
+
+    >>> _modes("hybrid, bm25")
+    ['hybrid', 'bm25']
+    """
+    from repobot.engine.errors import RepoBotError
+    from repobot.engine.retrieve import MODES
+
+    modes = [m.strip() for m in text.split(",") if m.strip()]
+    unknown = [m for m in modes if m not in MODES]
+    if unknown or not modes:
+        raise RepoBotError(f"--modes takes one or more of {','.join(MODES)}, separated by commas"
+                           + (f" (not {', '.join(unknown)})." if unknown else "."))
+    return modes
 
 
 def cmd_models(args) -> int:
@@ -227,6 +244,10 @@ def cmd_models(args) -> int:
 
 def cmd_gui(args) -> int:
     from repobot.desktop.preflight import check
+    from repobot.engine.errors import RepoBotError
+
+    if args.open_source is not None and (not args.ask or args.open_source < 1):
+        raise RepoBotError("--open-source N opens source N (1 or more) of the answer to --ask: give both.")
 
     problem = check()  # before Qt loads: Qt aborts the process when its platform plugin cannot load
     if problem:

@@ -28,6 +28,10 @@ def test_check_reads_stdin_and_prints_the_lesson_json():
         (["check", "--n-docs", "-1"], "--n-docs must be 0 or more"),
         (["history", "--corpus", "/no/such/folder"], "No such folder: /no/such/folder"),
         (["search", "x", "--k", "0"], "--k must be at least 1"),
+        (["eval", "questions.jsonl", "--modes", ","], "--modes takes one or more of hybrid,bm25,dense"),
+        (["eval", "questions.jsonl", "--modes", "hybrid,fast"], "(not fast)"),
+        (["gui", "--open-source", "1"], "--open-source N opens source N"),
+        (["gui", "--ask", "Why?", "--open-source", "0"], "--open-source N opens source N"),
     ],
 )
 def test_errors_are_one_line_with_non_zero_exit(args, message):
