@@ -128,6 +128,7 @@ class MainWindow(QMainWindow):
         self.status.setText("Conversation copied as markdown")
 
     def closeEvent(self, event):  # noqa: N802 (Qt name)
+        self.hide()  # gone at once, even while the worker finishes a step it cannot cut (a model loading)
         self.controller.shutdown()
         super().closeEvent(event)
 

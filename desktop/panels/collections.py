@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from repobot.engine.load import find_markdown
-
 from ..qt import (
     QFileDialog, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
     QWidget, Qt, Signal,
@@ -78,7 +76,11 @@ class CollectionsPanel(QWidget):
             item.setToolTip(0, root)
             item.setData(0, ROLE, Entry("collection", root))
             self.tree.addTopLevelItem(item)
-            for source in sources.get(root) or _list_sources(root):
+            if root not in sources:  # listing a folder is the indexer's work, off this thread
+                hint = QTreeWidgetItem(["Not opened yet: click to index and list its files"])
+                hint.setData(0, ROLE, Entry("collection", root))
+                item.addChild(hint)
+            for source in sources.get(root, []):
                 child = QTreeWidgetItem([source])
                 child.setData(0, ROLE, Entry("file", root, source))
                 child.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
@@ -165,9 +167,3 @@ class CollectionsPanel(QWidget):
             item.addChild(child)
         item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.DontShowIndicatorWhenChildless)
 
-
-def _list_sources(root: str) -> list[str]:
-    try:
-        return [p.relative_to(Path(root).resolve()).as_posix() for p in find_markdown(Path(root))]
-    except (OSError, ValueError):
-        return []

@@ -360,3 +360,19 @@ def test_forgetting_a_folder_keeps_watching_a_folder_inside_it(qapp, tmp_path):
     watcher.forget(str(tmp_path))
     assert {str(tmp_path / "api"), str(tmp_path / "api" / "a.md")} <= set(watcher.paths)
     assert str(tmp_path) not in watcher.paths
+
+
+def test_a_folder_not_opened_yet_is_listed_by_the_indexer_not_by_the_window(window, qtbot):
+    win = window()
+    c, tree = win.controller, win.collections.tree
+    guide = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
+                 if tree.topLevelItem(i).toolTip(0) == c.bundled)
+    assert c.bundled not in c.indexed_reports
+    assert [guide.child(j).text(0) for j in range(guide.childCount())] == [
+        "Not opened yet: click to index and list its files"]
+    win.collections._clicked(guide.child(0))
+    qtbot.waitUntil(lambda: c.bundled in c.indexed_reports and idle(c), timeout=20000)
+    guide = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
+                 if tree.topLevelItem(i).toolTip(0) == c.bundled)
+    files = [guide.child(j).text(0) for j in range(guide.childCount())]
+    assert files == c.indexed_reports[c.bundled].sources and all(f.endswith(".md") for f in files)
