@@ -20,6 +20,7 @@ from repobot.engine.errors import RepoBotError
 from repobot.engine.export import conversation_markdown
 from repobot.engine.files import write_text_atomic
 from repobot.engine.history import History
+from repobot.engine.load import read_markdown
 from repobot.engine.result import Answer
 from repobot.engine.retrieve import Hit
 from repobot.engine.support import Support
@@ -53,10 +54,10 @@ class Live(NamedTuple):
 def source_changed(root: Path, hit: Hit) -> bool:
     """Whether the lines a saved passage came from read differently now (or the file is gone); whitespace alone
     (blank lines between the chunks a hit was read with, a long line cut in two) is no change."""
-    try:
-        lines = file_lines((root / hit.chunk.source).read_text(encoding="utf-8", errors="replace"))
-    except OSError:
+    text, _problem = read_markdown(root / hit.chunk.source)
+    if text is None:
         return True
+    lines = file_lines(text)
     return "".join("\n".join(lines[hit.chunk.start - 1 : hit.chunk.end]).split()) != "".join(hit.chunk.text.split())
 
 

@@ -16,6 +16,7 @@ is read in the languages asked for only; pages of no language are always read.
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import stat
@@ -121,6 +122,8 @@ def read_markdown(path: Path) -> tuple[str | None, str | None]:
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.md"; _ = p.write_bytes(b"caf\\xe9")
     >>> read_markdown(p)
     ('caf\\ufffd', 'not UTF-8; decoded with replacement characters')
+    >>> _ = p.write_bytes("# Café".encode("utf-16")); read_markdown(p)  # as Windows Notepad saves "Unicode"
+    ('# Café', None)
     """
     try:
         info = path.stat()
@@ -132,14 +135,19 @@ def read_markdown(path: Path) -> tuple[str | None, str | None]:
         data = path.read_bytes()
     except OSError as err:
         return None, f"skipped: cannot read ({err.strerror or err})"
-    if b"\x00" in data[:8192]:
-        return None, "skipped: binary file, not markdown"
     problems = []
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("utf-8", errors="replace")
-        problems.append("not UTF-8; decoded with replacement characters")
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # its NUL bytes are not binary
+        text = data.decode("utf-16", errors="replace")
+        if "\ufffd" in text:
+            problems.append("not valid UTF-16; decoded with replacement characters")
+    elif b"\x00" in data[:8192]:
+        return None, "skipped: binary file, not markdown"
+    else:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = data.decode("utf-8", errors="replace")
+            problems.append("not UTF-8; decoded with replacement characters")
     if len(data) > MAX_LINE_CHARS and any(len(line) > MAX_LINE_CHARS for line in file_lines(text)):
         text = "\n".join(line[:MAX_LINE_CHARS] for line in file_lines(text))
         problems.append(f"lines over {MAX_LINE_CHARS:,} characters were cut to that length")

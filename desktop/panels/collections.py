@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
+from repobot.engine.load import read_markdown
+
 from ..qt import (
     QFileDialog, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
     QWidget, Qt, Signal,
@@ -156,10 +158,9 @@ class CollectionsPanel(QWidget):
         entry: Entry = item.data(0, ROLE)
         if entry.kind != "file" or item.childCount():
             return
-        try:
-            text = (Path(entry.root) / entry.source).read_text(encoding="utf-8", errors="replace")
-        except OSError as err:
-            self.error.emit(f"Cannot read {entry.source}: {err.strerror}.")
+        text, problem = read_markdown(Path(entry.root) / entry.source)
+        if text is None:
+            self.error.emit(f"Cannot read {entry.source}: {problem.removeprefix('skipped: ')}.")
             return
         for level, line, title in heading_lines(text):
             child = QTreeWidgetItem(["  " * (level - 1) + title])

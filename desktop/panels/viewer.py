@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+from repobot.engine.load import read_markdown
+
 from ..qt import QDesktopServices, QLabel, QLineEdit, QMessageBox, QTextBrowser, QTextCursor, QUrl, QVBoxLayout, QWidget, Signal
 from ..render import document_html
 
@@ -54,10 +56,9 @@ class ViewerPanel(QWidget):
         if not inside(root, path):
             self.error.emit(f"Refused to open {source}: it lies outside the indexed folder {root}.")
             return False
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as err:
-            self.error.emit(f"Cannot open {source}: {err.strerror or err}. Re-index the folder if it changed.")
+        text, problem = read_markdown(path)  # as the index read it, so that line numbers agree
+        if text is None:
+            self.error.emit(f"Cannot open {source}: {problem.removeprefix('skipped: ')}. Re-index the folder if it changed.")
             return False
         self.current = (root, source)
         self.view.setHtml(document_html(text, lines))

@@ -116,6 +116,18 @@ def test_clicking_a_citation_opens_the_file_scrolled_to_the_cited_lines(window, 
     assert not win.open_link("cite:0:9") and "does not exist" in win.chat.banner.text()
 
 
+def test_the_viewer_reads_a_file_as_the_index_did(window, docs, monkeypatch):
+    win = window()
+    (docs / "notepad.md").write_bytes("# Proxies\n\nUse `proxy=` on the client.\n".encode("utf-16"))
+    assert win.viewer.open_file(docs, "notepad.md")  # UTF-16 with its byte order mark, as Notepad saves it
+    assert "Use proxy= on the client." in win.viewer.view.toPlainText().replace("`", "")
+    monkeypatch.setattr("repobot.engine.load.MAX_FILE_BYTES", 10)  # a huge file is refused, not read on this thread
+    errors = []
+    win.viewer.error.connect(errors.append)
+    assert not win.viewer.open_file(docs, "notepad.md")
+    assert errors and "over the" in errors[0] and "skipped" not in errors[0]
+
+
 def test_stop_cancels_generation(window, qtbot):
     win = window(llm=SlowLLM("word " * 300, piece=5))
     c = win.controller

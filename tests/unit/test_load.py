@@ -31,6 +31,17 @@ def test_bad_files_are_reported_and_good_ones_kept(tmp_path):
     assert "\ufffd" in corpus.documents[2].text
 
 
+def test_utf16_files_with_a_byte_order_mark_are_read_not_skipped_as_binary(tmp_path):
+    text = "# Clients\n\n使用 `httpx.Client()` 复用连接。\n"
+    (tmp_path / "le.md").write_bytes(b"\xff\xfe" + text.encode("utf-16-le"))
+    (tmp_path / "be.md").write_bytes(b"\xfe\xff" + text.encode("utf-16-be"))
+    (tmp_path / "cut.md").write_bytes(b"\xff\xfe" + text.encode("utf-16-le") + b"#")  # an odd byte at the end
+    corpus = load_corpus(tmp_path)
+    documents = {d.source: d.text for d in corpus.documents}
+    assert documents["le.md"] == documents["be.md"] == text
+    assert documents["cut.md"].startswith(text) and "not valid UTF-16" in dict(corpus.problems)["cut.md"]
+
+
 def test_unreadable_file_is_skipped(tmp_path, monkeypatch):
     (tmp_path / "ok.md").write_text("# ok")
     secret = tmp_path / "secret.md"
