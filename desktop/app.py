@@ -8,9 +8,15 @@ code is 2.
 
 from __future__ import annotations
 
+import faulthandler
+import os
 import sys
+from pathlib import Path
 
 from .qt import QApplication, QFont, QTimer
+
+CRASH_LOG = "crash.log"
+KEPT_CRASH_LOG = "crash-previous.log"
 
 
 def application() -> QApplication:
@@ -23,16 +29,55 @@ def application() -> QApplication:
     return app
 
 
+def record_crashes(folder: Path):
+    """Have a crash in native code (llama.cpp, Qt) write the Python stacks to ``folder/crash.log``.
+
+    Returns ``(log, message)``: the open log (close it on a clean exit) and, when the previous run
+    ended in a crash, a one-line message naming where it happened and the report, kept aside.
+
+    >>> import tempfile; folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / CRASH_LOG).write_text('Fatal Python error: Segmentation fault\\n  File "llama_cpp/llama.py"')
+    >>> log, message = record_crashes(folder); log.close(); _ = faulthandler.disable()
+    >>> message.startswith("RepoBot stopped unexpectedly last time, in the language model (llama.cpp)")
+    True
+    >>> record_crashes(folder)[1] is None  # that log stayed empty: a clean run
+    True
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    log, message = folder / CRASH_LOG, None
+    try:
+        report = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+        if report.strip():
+            kept = folder / KEPT_CRASH_LOG
+            os.replace(log, kept)
+            where = "in the language model (llama.cpp)" if "llama_cpp" in report else "in native code"
+            message = (f"RepoBot stopped unexpectedly last time, {where}. The report is in {kept}; if it happens "
+                       "again, choose another model in the Model list, or send that report with how it happened.")
+    except OSError:
+        pass
+    handle = open(log, "w", encoding="utf-8")
+    faulthandler.enable(handle, all_threads=True)
+    return handle, message
+
+
 def run(*, corpus=None, model=None, ask=None, screenshot=None, open_source=None, quit_after=False) -> int:
+    from repobot.engine.config import data_dir
+
     from .window import MainWindow
 
     app = application()
+    crash_log, crashed_before = record_crashes(data_dir())
     window = MainWindow(corpus=corpus, model=model)
     window.show()
+    if crashed_before:
+        print(f"repobot gui: {crashed_before}", file=sys.stderr)
+        window.controller.error.emit(crashed_before)
     script = None
     if ask or screenshot or quit_after:
         script = Script(window, ask=ask, screenshot=screenshot, open_source=open_source, quit_after=quit_after)
     code = app.exec()
+    faulthandler.disable()
+    crash_log.close()
     return code or (2 if script is not None and script.failed else 0)
 
 

@@ -1,5 +1,6 @@
 """SIGKILL during indexing: the saved index stays usable (searchable, old vectors kept) and the next run resumes, in the real CLI."""
 
+import faulthandler
 import json
 import os
 import signal
@@ -65,3 +66,26 @@ def test_kill_during_indexing_keeps_the_old_index_and_resumes(tmp_path, monkeypa
     assert report["embedded_chunks"] <= report["chunks"] - 10 * done_before_kill  # resumed, not restarted
     assert len(load_index(corpus).files) == 165
     assert not partial.exists()
+
+
+def test_a_native_crash_is_recorded_and_named_at_the_next_start(tmp_path):
+    """A segfault inside native code (here a null read standing in for llama.cpp) leaves its Python stack behind."""
+    from repobot.desktop.app import KEPT_CRASH_LOG, record_crashes
+
+    crash = ("import ctypes, pathlib, sys\n"
+             "from repobot.desktop.app import record_crashes\n"
+             "record_crashes(pathlib.Path(sys.argv[1]))\n"
+             "def decode():\n    ctypes.string_at(0)\n"
+             "decode()\n")
+    result = subprocess.run([sys.executable, "-c", crash, str(tmp_path)], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert result.returncode == -signal.SIGSEGV
+    log, message = record_crashes(tmp_path)
+    log.close()
+    faulthandler.disable()
+    assert message.startswith("RepoBot stopped unexpectedly last time, in native code.")
+    assert "in decode" in (tmp_path / KEPT_CRASH_LOG).read_text()
+    again, message = record_crashes(tmp_path)
+    again.close()
+    faulthandler.disable()
+    assert message is None  # the report was kept aside once; the new log is empty
