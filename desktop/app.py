@@ -32,20 +32,22 @@ def application() -> QApplication:
 def record_crashes(folder: Path):
     """Have a crash in native code (llama.cpp, Qt) write the Python stacks to ``folder/crash.log``.
 
-    Returns ``(log, message)``: the open log (close it on a clean exit) and, when the previous run
-    ended in a crash, a one-line message naming where it happened and the report, kept aside.
+    Returns ``(log, message)``: the open log (close it on a clean exit; None when the folder cannot be
+    written) and, when the previous run ended in a crash, a one-line message naming where it happened
+    and the report, kept aside.
 
     >>> import tempfile; folder = Path(tempfile.mkdtemp())
     >>> _ = (folder / CRASH_LOG).write_text('Fatal Python error: Segmentation fault\\n  File "llama_cpp/llama.py"')
     >>> log, message = record_crashes(folder); log.close(); _ = faulthandler.disable()
     >>> message.startswith("RepoBot stopped unexpectedly last time, in the language model (llama.cpp)")
     True
-    >>> record_crashes(folder)[1] is None  # that log stayed empty: a clean run
+    >>> log, message = record_crashes(folder); log.close(); _ = faulthandler.disable()
+    >>> message is None  # that log stayed empty: a clean run
     True
     """
-    folder.mkdir(parents=True, exist_ok=True)
     log, message = folder / CRASH_LOG, None
     try:
+        folder.mkdir(parents=True, exist_ok=True)
         report = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
         if report.strip():
             kept = folder / KEPT_CRASH_LOG
@@ -53,9 +55,10 @@ def record_crashes(folder: Path):
             where = "in the language model (llama.cpp)" if "llama_cpp" in report else "in native code"
             message = (f"RepoBot stopped unexpectedly last time, {where}. The report is in {kept}; if it happens "
                        "again, choose another model in the Model list, or send that report with how it happened.")
-    except OSError:
-        pass
-    handle = open(log, "w", encoding="utf-8")
+        handle = open(log, "w", encoding="utf-8")
+    except OSError:  # a data folder that cannot be written is reported where it is used; crashes go to stderr
+        faulthandler.enable(all_threads=True)
+        return None, message
     faulthandler.enable(handle, all_threads=True)
     return handle, message
 
@@ -77,7 +80,8 @@ def run(*, corpus=None, model=None, ask=None, screenshot=None, open_source=None,
         script = Script(window, ask=ask, screenshot=screenshot, open_source=open_source, quit_after=quit_after)
     code = app.exec()
     faulthandler.disable()
-    crash_log.close()
+    if crash_log is not None:
+        crash_log.close()
     return code or (2 if script is not None and script.failed else 0)
 
 
