@@ -114,14 +114,15 @@ def is_followup(question: str) -> bool:
     (True, True)
     >>> is_followup("How do I set a timeout on a client?"), is_followup("And for the async client?")
     (False, True)
+    >>> is_followup("Comment le désactiver pour une seule requête ?"), is_followup("Comment l’activer ?")
+    (True, True)
     """
     lang = answer_language(detect_language(question))
-    lowered = question.lower().strip()
+    lowered = question.lower().strip().replace("’", "'")
     if lang.code in ("zh", "ja"):
         points = any(word in question for word in lang.pointers)
-    else:
-        words = set(re.findall(r"[\w'’-]+", lowered))
-        points = any(w in words for w in lang.pointers)
+    else:  # whole words or phrases ("le désactiver"), never part of a longer word
+        points = any(re.search(rf"(?<![\w'-]){re.escape(p)}(?![\w'-])", lowered) for p in lang.pointers)
     opens = any(re.match(rf"{re.escape(o)}\b" if o.isascii() else re.escape(o), lowered) for o in lang.openers)
     return points or opens or not content_words(question)
 
