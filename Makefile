@@ -15,7 +15,15 @@ CORPUS ?=
 
 .PHONY: install run test test-fast bench clean model-large model-tiny
 
-install: $(STAMP) $(MODEL) $(ONNX)
+CHECKED := $(VENV)/.first-token-checked
+
+install: $(STAMP) $(MODEL) $(ONNX) $(CHECKED)
+
+# The default model writes a first token in a child process: a llama.cpp that does not suit this CPU fails here,
+# with the fix, not in the window at the first question.
+$(CHECKED): $(STAMP) $(MODEL)
+	$(PY) -m repobot.engine.models --role default --check
+	touch $@
 
 # The venv, CPU torch (the pinned build on this disk; a looser pin pulls CUDA),
 # llama-cpp-python (compiled once, about 5 minutes on 2 cores, then reused from $(WHEELS)), the rest.

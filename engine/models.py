@@ -223,13 +223,62 @@ def install_model(role: str = "default", folder: Path | None = None) -> Path:
     return assemble(entry, target, progress=report)
 
 
+_FIRST_TOKEN = """
+import sys
+from pathlib import Path
+from repobot.engine.generate import LlamaCppLLM
+llm = LlamaCppLLM(Path(sys.argv[1]), n_ctx=512)
+print(repr("".join(llm.stream_chat([{"role": "user", "content": "Say OK."}], max_tokens=2))))
+"""
+
+
+def check_first_token(path: Path, *, timeout_s: float = 600) -> None:
+    """Load ``path`` and write two tokens in a child process, so that a llama.cpp built for another CPU
+    crashes there, at install time, instead of in the window at the first question."""
+    try:
+        child = subprocess.run([sys.executable, "-c", _FIRST_TOKEN, str(path)], capture_output=True, text=True,
+                               timeout=timeout_s, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    except subprocess.TimeoutExpired:
+        raise ModelError(f"{path.name} wrote no token in {timeout_s:.0f} s: the machine is too slow or overloaded.") from None
+    problem = first_token_problem(child.returncode, child.stderr)
+    if problem:
+        raise ModelError(f"{path.name}: {problem}")
+
+
+def first_token_problem(returncode: int, stderr: str) -> str | None:
+    """What went wrong in the child of ``check_first_token``, with the fix; None when it wrote its tokens.
+
+    >>> first_token_problem(-11, "Fatal Python error: Segmentation fault")
+    'llama.cpp crashed (SIGSEGV) writing its first token: its build does not suit this CPU. Run `rm -rf ~/.cache/repobot/wheels .venv` and `make install` to build it again.'
+    >>> first_token_problem(2, "Traceback ...\\nModelError: llama.cpp could not load x.gguf (bad)") is not None, first_token_problem(0, "")
+    (True, None)
+    """
+    if returncode == 0:
+        return None
+    if returncode < 0:
+        import signal
+
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return (f"llama.cpp crashed ({name}) writing its first token: its build does not suit this CPU. "
+                "Run `rm -rf ~/.cache/repobot/wheels .venv` and `make install` to build it again.")
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    return f"loading it failed: {lines[-1] if lines else f'exit code {returncode}'}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m repobot.engine.models", description="Install a catalogued GGUF.")
     parser.add_argument("--role", default="default", choices=ROLES)
+    parser.add_argument("--check", action="store_true", help="then write a first token with it, in a child process")
     args = parser.parse_args(argv)
 
     def install() -> str:
         path = install_model(args.role)
+        if args.check:
+            check_first_token(path)
+            return f"{path} ({path.stat().st_size / 1e6:.0f} MB, sha256 checked, writes its first token)"
         return f"{path} ({path.stat().st_size / 1e6:.0f} MB, sha256 checked)"
 
     return run_tool(install)

@@ -1,4 +1,4 @@
-"""The RAM cache of evaluated prompts stays within its capacity with the real default model."""
+"""The real default model: the RAM cache of evaluated prompts stays within its capacity; a first token in a child process."""
 
 import pytest
 
@@ -14,3 +14,9 @@ def test_the_prompt_cache_counts_what_it_really_holds(models):
         "".join(llm.stream_chat(messages, max_tokens=8))
     held = sum(s.llama_state_size + s.scores.nbytes + s.input_ids.nbytes for s in cache.cache_state.values())
     assert cache.cache_state and held <= cache.capacity_bytes  # what the arrays take, not only llama.cpp's part
+
+
+def test_the_default_model_writes_its_first_token_in_a_child_process(llm):
+    from repobot.engine.models import check_first_token
+
+    check_first_token(llm.path)  # raises ModelError with the fix when this build of llama.cpp does not suit the CPU

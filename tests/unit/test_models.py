@@ -78,3 +78,15 @@ def test_a_missing_catalogued_model_names_its_install_command(tmp_path, monkeypa
     with pytest.raises(ModelError, match="make install"):
         check_gguf(tmp_path / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
 
+
+
+def test_a_llama_cpp_that_crashes_at_its_first_token_fails_the_install_with_the_fix(tmp_path, monkeypatch):
+    """The child really dies of SIGSEGV, as the native build did in ggml's AMX kernels on a Sapphire Rapids VM."""
+    import repobot.engine.models as models
+
+    monkeypatch.setattr(models, "_FIRST_TOKEN", "import ctypes; ctypes.string_at(0)")
+    with pytest.raises(ModelError, match=r"llama.cpp crashed \(SIGSEGV\) writing its first token.*make install"):
+        models.check_first_token(tmp_path / "any.gguf")
+    monkeypatch.setattr(models, "_FIRST_TOKEN", "raise SystemExit('cannot load: bad magic')")
+    with pytest.raises(ModelError, match="loading it failed: cannot load: bad magic"):
+        models.check_first_token(tmp_path / "any.gguf")
