@@ -388,3 +388,12 @@ def test_a_folder_not_opened_yet_is_listed_by_the_indexer_not_by_the_window(wind
                  if tree.topLevelItem(i).toolTip(0) == c.bundled)
     files = [guide.child(j).text(0) for j in range(guide.childCount())]
     assert files == c.indexed_reports[c.bundled].sources and all(f.endswith(".md") for f in files)
+
+
+def test_closing_hides_the_window_before_waiting_for_the_worker(window, monkeypatch):
+    win = window()
+    seen = []
+    real = win.controller.shutdown
+    monkeypatch.setattr(win.controller, "shutdown", lambda: (seen.append(win.isVisible()), real()))
+    win.close()
+    assert seen == [False]  # a step the worker cannot cut (a model loading) no longer leaves a frozen window
