@@ -20,12 +20,34 @@ def inside(root: Path, path: Path) -> bool:
 
 
 class DocViewer(QTextBrowser):
-    """A markdown viewer that never loads anything remote and never follows links by itself."""
+    """A markdown viewer that never loads anything remote and never follows links by itself.
+
+    The anchor it was scrolled to stays in view when the viewer is resized (the text wraps anew, so the same
+    scroll position would show other lines), until the user scrolls or searches.
+    """
 
     def __init__(self):
         super().__init__()
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
+        self.pinned: str | None = None
+        self.verticalScrollBar().actionTriggered.connect(self.unpin)  # wheel, keys, the bar: the user scrolled
+
+    def pin(self, anchor: str | None) -> None:
+        """Scroll to ``anchor`` and keep it in view; None: to the start, nothing kept."""
+        self.pinned = anchor
+        if anchor:
+            self.scrollToAnchor(anchor)
+        else:
+            self.moveCursor(QTextCursor.MoveOperation.Start)
+
+    def unpin(self, *_) -> None:
+        self.pinned = None
+
+    def resizeEvent(self, event):  # noqa: N802 (Qt name)
+        super().resizeEvent(event)
+        if self.pinned:
+            self.scrollToAnchor(self.pinned)
 
     def loadResource(self, kind, url):  # noqa: N802 (Qt name)
         if url.scheme() in REMOTE_SCHEMES:
@@ -64,11 +86,7 @@ class ViewerPanel(QWidget):
         self.view.setHtml(document_html(text, lines))
         span = f" — lines {lines[0]}–{lines[1]}" if lines else ""
         self.title.setText(f"<b>{source}</b>{span}")
-        target = "hl" if lines else anchor
-        if target:
-            self.view.scrollToAnchor(target)
-        else:
-            self.view.moveCursor(QTextCursor.MoveOperation.Start)
+        self.view.pin("hl" if lines else anchor)
         return True
 
     def follow_link(self, url: QUrl) -> None:
@@ -82,7 +100,7 @@ class ViewerPanel(QWidget):
         root, source = self.current
         target = url.path()
         if not target:  # a link within the page
-            self.view.scrollToAnchor(url.fragment())
+            self.view.pin(url.fragment() or None)
             return
         resolved = (root / source).parent / target
         try:
@@ -105,6 +123,7 @@ class ViewerPanel(QWidget):
         text = self.find_box.text()
         if not text:
             return
+        self.view.unpin()
         if not self.view.find(text):
             self.view.moveCursor(QTextCursor.MoveOperation.Start)
             if not self.view.find(text):

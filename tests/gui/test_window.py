@@ -397,3 +397,29 @@ def test_closing_hides_the_window_before_waiting_for_the_worker(window, monkeypa
     monkeypatch.setattr(win.controller, "shutdown", lambda: (seen.append(win.isVisible()), real()))
     win.close()
     assert seen == [False]  # a step the worker cannot cut (a model loading) no longer leaves a frozen window
+
+
+def test_the_cited_lines_stay_in_view_when_the_viewer_is_resized_until_the_user_scrolls(qtbot, tmp_path):
+    from repobot.desktop.panels.viewer import ViewerPanel
+    from PySide6.QtCore import QPoint
+
+    filler = "\n\n".join(f"Paragraph {i}: " + "words that wrap differently at every width " * 4 for i in range(120))
+    (tmp_path / "long.md").write_text(f"# Long\n\n{filler}\n\n## Target\n\nThe cited line.\n\n{filler}\n", encoding="utf-8")
+    cited = f"# Long\n\n{filler}\n\n## Target\n\n".count("\n") + 1
+    viewer = ViewerPanel()
+    qtbot.addWidget(viewer)
+    viewer.resize(500, 600)
+    viewer.show()
+    assert viewer.open_file(tmp_path, "long.md", lines=(cited, cited))
+
+    def top_line() -> str:
+        return viewer.view.cursorForPosition(QPoint(5, 5)).block().text()
+
+    assert top_line() == "The cited line."
+    viewer.resize(250, 600)  # the text wraps anew: the same scroll position would show other lines
+    qtbot.waitUntil(lambda: top_line() == "The cited line.", timeout=2000)
+    viewer.view.verticalScrollBar().triggerAction(viewer.view.verticalScrollBar().SliderAction.SliderPageStepAdd)
+    scrolled = top_line()
+    assert scrolled != "The cited line."
+    viewer.resize(400, 600)
+    assert viewer.view.pinned is None  # the user scrolled: a resize no longer pulls the view back
