@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import BinaryIO, Callable
 
 
 def sha256_file(path: Path) -> str:
@@ -27,13 +28,18 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+def write_synced(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Open ``path`` for bytes, let ``write`` fill it, and flush it to disk before returning."""
+    with open(path, "wb") as fh:
+        write(fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
+    write_synced(tmp, lambda fh: fh.write(text.encode("utf-8")))
     os.replace(tmp, path)
 
 

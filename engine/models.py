@@ -237,7 +237,7 @@ def check_first_token(path: Path, *, timeout_s: float = 600) -> None:
     crashes there, at install time, instead of in the window at the first question."""
     try:
         child = subprocess.run([sys.executable, "-c", _FIRST_TOKEN, str(path)], capture_output=True, text=True,
-                               timeout=timeout_s, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+                               timeout=timeout_s)  # the child imports repobot.engine, which goes offline itself
     except subprocess.TimeoutExpired:
         raise ModelError(f"{path.name} wrote no token in {timeout_s:.0f} s: the machine is too slow or overloaded.") from None
     problem = first_token_problem(child.returncode, child.stderr)

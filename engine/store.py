@@ -32,7 +32,7 @@ from .bm25 import Bm25Index
 from .chunk import Chunk
 from .config import data_dir
 from .errors import IndexStoreError
-from .files import fsync_dir, sha256_file, write_text_atomic
+from .files import fsync_dir, sha256_file, write_synced, write_text_atomic
 from .index import FileEntry, Index
 
 STORE_FILES = ("vectors.npy", "chunks.jsonl", "bm25.npz")
@@ -56,11 +56,11 @@ def save_index(index: Index, folder: Path | None = None) -> Path:
         generation = folder / f"g{time.time_ns()}"
         tmp = folder / f".tmp-{generation.name}"
         tmp.mkdir()
-        _write_synced(tmp / "vectors.npy", lambda fh: np.save(fh, index.vectors))
-        _write_synced(tmp / "chunks.jsonl", lambda fh: fh.writelines(
+        write_synced(tmp / "vectors.npy", lambda fh: np.save(fh, index.vectors))
+        write_synced(tmp / "chunks.jsonl", lambda fh: fh.writelines(
             (json.dumps([*chunk, toks], ensure_ascii=False) + "\n").encode("utf-8")
             for chunk, toks in zip(index.chunks, index.tokens)))
-        _write_synced(tmp / "bm25.npz", lambda fh: np.savez(fh, **index.lexical.state()))  # loading skips the fit
+        write_synced(tmp / "bm25.npz", lambda fh: np.savez(fh, **index.lexical.state()))  # loading skips the fit
         meta = {
             "format": FORMAT,
             "root": str(index.root),
@@ -80,13 +80,6 @@ def save_index(index: Index, folder: Path | None = None) -> Path:
             if old.is_dir() and old.name != generation.name and old.name.startswith(("g", ".tmp-")):
                 shutil.rmtree(old, ignore_errors=True)
     return generation
-
-
-def _write_synced(path: Path, write) -> None:
-    with open(path, "wb") as fh:
-        write(fh)
-        fh.flush()
-        os.fsync(fh.fileno())
 
 
 @contextmanager
@@ -153,10 +146,7 @@ class DiskCheckpoint:
     def put(self, sha: str, vectors: np.ndarray) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = self.folder / f".{sha}.tmp"
-        with open(tmp, "wb") as fh:
-            np.save(fh, vectors)
-            fh.flush()
-            os.fsync(fh.fileno())
+        write_synced(tmp, lambda fh: np.save(fh, vectors))
         os.replace(tmp, self.folder / f"{sha}.npy")
 
     def clear(self) -> None:
