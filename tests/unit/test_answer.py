@@ -126,6 +126,19 @@ def test_quotes_prefer_a_sentence_that_names_what_the_question_does_not():
     assert "make_not_authenticated_error" not in extractive(ranked, "en", most=2).text  # no question: relevance alone
 
 
+def test_a_sentence_naming_the_fix_is_quoted_below_the_relevance_floor_when_the_best_sentence_is_weak():
+    ranked = [(Unit(1, 0, "Behind the proxy, the docs page cannot load the schema.", False, 1), 0.55),
+              (Unit(1, 1, "The proxy strips the /api/v1 prefix before the app sees the request.", False, 2), 0.38),
+              (Unit(1, 2, "Pass it with root_path and the schema's server URL follows.", False, 3), 0.3),
+              (Unit(1, 3, "A page about WebSockets that mentions websocket_route.", False, 4), 0.2)]
+    asked = "Behind nginx at /api/v1 my /docs page cannot load the schema."
+    text = extractive(ranked, "en", asked=asked).text
+    assert "root_path" in text  # 0.3: under the 0.36 floor, but it names the fix and is within 0.3 of the best
+    assert "websocket_route" not in text  # names something new too, but 0.35 below the best
+    assert "root_path" in extractive(ranked, "en", asked=asked, most=1).text  # chosen first (shown in page order)
+    assert extractive([(u, 0.35) for u, _ in ranked], "en", asked=asked) is None  # nothing relevant enough: refused
+
+
 def test_the_prompts_own_tags_echoed_back_are_not_shown():
     answer = "Redirects are off by default <docs> [1]. <docs> [1]"
     sentences = [sentence("Redirects are off by default <docs> [1].", [1], "supported"),
