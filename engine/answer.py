@@ -24,7 +24,7 @@ from .languages import language
 from .names import identifiers
 from .prompt import without_prompt_tags
 from .support import NOT_SHOWN, Support, Unit, shown_citations
-from .text import cite, drop_empty_code_blocks, strip_citations
+from .text import cite, drop_empty_code_blocks, strip_citations, word_in
 from .tokens import content_words
 
 # Quotes only when a sentence is this relevant or more; below, the fixed phrase. 0.36, not 0.4: on the calibrate
@@ -285,11 +285,32 @@ def not_found(lang: str) -> Choice:
     return Choice("not_found", language(lang).escape, [])
 
 
+def lacking_subject(model_answer: str, bystanders: Sequence[str]) -> list[str]:
+    """The names the question gives that the documents lack (``bystanders``: the gate let the question through),
+    when the model's answer is about them: a product or protocol name (letters only; a variable or file name of the
+    user's own, such as ``DATABASE_URL`` or ``q1.pdf``, is never the subject) that the answer names.
+
+    >>> lacking_subject("Install ddtrace, then Datadog's agent sends APM traces.", ["Datadog", "APM", "DATABASE_URL"])
+    ['Datadog', 'APM']
+    >>> lacking_subject("Add CORSMiddleware to the app.", ["React"])  # a detail of the user's: the answer is elsewhere
+    []
+    """
+    text = model_answer.lower()
+    return [t for t in bystanders if t.isalpha() and word_in(t, text)]
+
+
 def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Unit, float]], lang: str,
-           asked: str = "") -> Choice:
-    """The verdict: the model's checked answer when it holds, else quotes, else the fixed phrase."""
+           asked: str = "", lacking: Sequence[str] = ()) -> Choice:
+    """The verdict: the model's checked answer when it holds, else quotes, else the fixed phrase.
+
+    ``lacking``: names of the question that the documents lack. When the failed
+    answer is about one of them, quotes would be about something else: the
+    fixed phrase is shown.
+    """
     if said_not_found(sentences):
         return not_found(lang)
     if model_passes(sentences):
         return verified(sentences, answer, [u for u, _ in ranked])
+    if lacking_subject(answer, lacking):
+        return not_found(lang)
     return extractive(ranked, lang, asked=asked) or not_found(lang)

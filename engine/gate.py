@@ -70,6 +70,7 @@ class GateResult(NamedTuple):
     covered: bool
     missing: list[str]  # the key terms the documents lack, when refused
     informative: list[str]  # the question's informative words found in the passages
+    bystanders: list[str] = []  # the key terms the documents lack, when let through (judged details of the user's)
 
 
 _NAME = re.compile(
@@ -146,7 +147,7 @@ def gate(
     found = sorted(w for w in words if w in passage_tokens)
     if absent and len(found) < MIN_INFORMATIVE:
         return GateResult(False, absent, found)
-    return GateResult(True, [], found)
+    return GateResult(True, [], found, absent)
 
 
 class TextCorpus:

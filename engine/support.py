@@ -36,7 +36,7 @@ from .languages import negated
 from .names import identifiers, numbers
 from .text import (
     MIN_SENTENCE, citations, drop_link_definitions, introduces_code, normalise_code, paragraphs, prose_sentences,
-    segments, split_line, strip_citations, strip_markup,
+    segments, split_line, strip_citations, strip_markup, word_in,
 )
 from .tokens import content_words
 
@@ -221,7 +221,9 @@ class SupportChecker:
             out[pid] = round(best, 3)
         return out
 
-    def check_sentence(self, sentence: str, translation: str | None = None) -> Support:
+    def check_sentence(self, sentence: str, translation: str | None = None, absent: Sequence[str] = ()) -> Support:
+        """One sentence's verdict; ``absent``: names the whole documentation lacks, so no sentence naming one is
+        supported ("FastAPI logs users in with LDAP through OAuth2" reads close to a passage on OAuth2)."""
         cited = citations(sentence)
         if repeats_question(sentence, self.question):
             return Support(sentence, cited, "exempt", {}, None, REPEATS)
@@ -229,6 +231,10 @@ class SupportChecker:
             return Support(sentence, cited, "exempt", {}, None, INCLUDE)
         if is_escape(sentence):
             return Support(sentence, cited, "exempt", {}, None, "Exempt: the fixed 'not found' phrase.")
+        named = [t for t in absent if t.isalpha() and word_in(t, strip_citations(sentence).lower())]
+        if named and not introduces_code(sentence):
+            return Support(sentence, cited, "unsupported", {}, None,
+                           f"Unsupported: it names {', '.join(named)}, which the documents never mention.")
         if introduces_code(sentence):
             lead = "Exempt: introduces the code that follows."
             if not identifiers(strip_citations(sentence)):
@@ -258,8 +264,10 @@ class SupportChecker:
                            "shown instead.", True, example=blocks[n].text)
         return Support(code, [], "unsupported", {}, None, "This code does not appear in any passage.", True)
 
-    def check_answer(self, answer: str, translations: dict[str, str] | None = None) -> list[Support]:
-        """Every sentence and code block of an answer, in order; ``translations`` maps a sentence to its translation."""
+    def check_answer(self, answer: str, translations: dict[str, str] | None = None,
+                     absent: Sequence[str] = ()) -> list[Support]:
+        """Every sentence and code block of an answer, in order; ``translations`` maps a sentence to its translation,
+        ``absent`` lists names the documentation lacks (``check_sentence``)."""
         translations = translations or {}
         out: list[Support] = []
         for segment in segments(answer):
@@ -267,7 +275,7 @@ class SupportChecker:
                 if segment.text.strip():  # an empty block (a fence left open at the end) claims nothing
                     out.append(self.check_code(segment.text.strip("\n")))
             else:
-                out += [self.check_sentence(s, translations.get(s)) for s in answer_sentences(segment.text)]
+                out += [self.check_sentence(s, translations.get(s), absent) for s in answer_sentences(segment.text)]
         return out
 
 

@@ -139,6 +139,16 @@ def test_a_sentence_naming_the_fix_is_quoted_below_the_relevance_floor_when_the_
     assert extractive([(u, 0.35) for u, _ in ranked], "en", asked=asked) is None  # nothing relevant enough: refused
 
 
+def test_a_failed_answer_about_a_name_the_documents_lack_gives_the_fixed_phrase_not_quotes():
+    failed = [sentence("Install ddtrace and enable Datadog APM tracing [1].", [1], "unsupported")]
+    text = failed[0].text
+    assert choose(failed, text, RANKED, "en", lacking=["Datadog", "APM"]).verdict == "not_found"
+    # a file or variable of the user's own is never the subject; nor is a name the answer does not mention
+    assert choose(failed, text, RANKED, "en", lacking=["q1.pdf", "DATABASE_URL", "React"]).verdict == "extractive"
+    passing = [sentence("HTTPX does not follow redirects by default [1].", [1], "supported")]
+    assert choose(passing, passing[0].text + " Datadog too.", RANKED, "en", lacking=["Datadog"]).verdict == "verified"
+
+
 def test_the_prompts_own_tags_echoed_back_are_not_shown():
     answer = "Redirects are off by default <docs> [1]. <docs> [1]"
     sentences = [sentence("Redirects are off by default <docs> [1].", [1], "supported"),

@@ -26,6 +26,15 @@ def test_miscited_names_the_passage_that_supports_it(fake_embedder):
     assert "[2]" in s.reason
 
 
+def test_a_sentence_naming_what_the_documents_never_mention_is_unsupported(fake_embedder):
+    checker = SupportChecker(fake_embedder, PASSAGES)
+    sentence = "HTTPX does not follow redirects by default, even with LDAP [1]."
+    assert checker.check_answer(sentence)[0].status == "supported"  # close enough to passage 1 on its own
+    [s] = checker.check_answer(sentence, absent=["LDAP", "DATABASE_URL"])
+    assert s.status == "unsupported" and "LDAP" in s.reason and "DATABASE_URL" not in s.reason
+    assert checker.check_answer("HTTPX does not follow redirects by default [1].", absent=["LDAP"])[0].status == "supported"
+
+
 def test_unsupported(fake_embedder):
     [s] = check(fake_embedder, "HTTPX ships a built-in HTTP/3 server written in Rust [1].")
     assert s.status == "unsupported"
