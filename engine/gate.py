@@ -71,6 +71,7 @@ class GateResult(NamedTuple):
     missing: list[str]  # the key terms the documents lack, when refused
     informative: list[str]  # the question's informative words found in the passages
     bystanders: list[str] = []  # the key terms the documents lack, when let through (judged details of the user's)
+    anchored: bool = True  # the question also names something specific the documents have (not only their own name)
 
 
 _NAME = re.compile(
@@ -147,7 +148,19 @@ def gate(
     found = sorted(w for w in words if w in passage_tokens)
     if absent and len(found) < MIN_INFORMATIVE:
         return GateResult(False, absent, found)
-    return GateResult(True, [], found, absent)
+    has = [t for t in terms if t not in absent]
+    return GateResult(True, [], found, absent, not absent or any(specific(t, corpus) for t in has))
+
+
+def specific(term: str, corpus: CorpusView) -> bool:
+    """Whether a term the documents have says which part of them a question is about: one of its words is in at most
+    a fifth of the chunks (``FastAPI`` in FastAPI's documentation says nothing; ``WSGITransport`` does).
+
+    >>> c = TextCorpus(["HTTPX clients.", "HTTPX streams.", "HTTPX and WSGITransport.", "HTTPX timeouts.", "HTTPX."])
+    >>> specific("HTTPX", c), specific("WSGITransport", c)
+    (False, True)
+    """
+    return min((corpus.share(w) for w in tokenize(term)), default=1.0) <= COMMON
 
 
 class TextCorpus:

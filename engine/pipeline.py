@@ -28,7 +28,7 @@ from .answer import Choice, choose, evidence, extractive, lacking_subject, not_f
 from .check import check_citations
 from .collection import Collection
 from .errors import RepoBotError
-from .gate import gate
+from .gate import GateResult, gate
 from .generate import Generation
 from .languages import answer_language, detect_language, language
 from .prompt import Piece, PromptStyle, TAG_COST, build_messages, fit_budget, link_text, trim_passage
@@ -248,7 +248,7 @@ class Pipeline:
         answer.stop_reason = generation.stop_reason
         if generation.stop_reason in ("repetition", "length", "cancelled"):
             answer.notes.append(f"Generation stopped: {generation.stop_reason}.")
-        self.finish(answer, generation.text, checker, ranked, index.primary_language, asked_text, verdict_gate.bystanders)
+        self.finish(answer, generation.text, checker, ranked, index.primary_language, asked_text, verdict_gate)
         timings.total_ms = (time.perf_counter() - started) * 1000
         yield Done(answer)
 
@@ -260,20 +260,22 @@ class Pipeline:
         return checker, checker.rank_units([asked, rewritten or ""])
 
     def finish(self, answer: Answer, model_answer: str, checker: SupportChecker, ranked, corpus_language: str,
-               asked_text: str, bystanders: Sequence[str] = ()) -> None:
+               asked_text: str, judged: GateResult = GateResult(True, [], [])) -> None:
         """Check the model's answer (form and support) and choose what the user is shown; ``asked_text`` is the
         question text the preview's quotes were chosen against, so the final quotes are chosen the same way;
-        ``bystanders`` are the question's terms the documents lack, which the gate let through."""
+        ``judged`` is the gate's verdict: the question's terms the documents lack, which it let through, and
+        whether the question names anything else specific that they have."""
         answer.model_answer = model_answer
         answer.check = check_citations(model_answer, len(answer.retrieved))
         into = answer_language(corpus_language).code  # German docs: the model can only give English, as is
         wanted = answer.language != into and answer.stop_reason != "cancelled"  # Stop means no more model calls
         translations = self.translate_sentences(model_answer, corpus_language) if wanted else {}
-        answer.sentences = checker.check_answer(model_answer, translations, bystanders)
-        choice = choose(answer.sentences, model_answer, ranked, answer.language, asked_text, bystanders)
+        answer.sentences = checker.check_answer(model_answer, translations, judged.bystanders)
+        lacking = [] if judged.anchored else judged.bystanders  # "Django" beside WSGITransport is the user's setup
+        choice = choose(answer.sentences, model_answer, ranked, answer.language, asked_text, lacking)
         answer.verdict, answer.final_answer, answer.final_sentences = choice
         if choice.verdict == "not_found":
-            answer.missing_terms = lacking_subject(model_answer, bystanders)
+            answer.missing_terms = lacking_subject(model_answer, lacking)
 
     def translate_sentences(self, text: str, target: str) -> dict[str, str]:
         """The answer's prose sentences translated into the documents' language, for the support check."""

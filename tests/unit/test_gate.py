@@ -17,6 +17,14 @@ def test_a_subject_absent_from_the_documents_is_refused():
     assert not gate("How do I expose Prometheus metrics from my FastAPI app?", DOCS[:2], CORPUS).covered
 
 
+def test_a_question_let_through_says_whether_it_names_something_specific_the_documents_have():
+    question = "Can FastAPI send the notification email after the response, so the user does not wait, via Datadog?"
+    unanchored = gate(question, DOCS[:1], CORPUS)
+    assert unanchored.covered and unanchored.bystanders == ["Datadog"] and not unanchored.anchored  # FastAPI: everywhere
+    anchored = gate("My React app on another origin is blocked: do I add CORSMiddleware?", DOCS[1:2], CORPUS)
+    assert anchored.covered and anchored.bystanders == ["React"] and anchored.anchored
+
+
 def test_a_bystander_term_does_not_refuse_a_question_the_passages_answer():
     question = "After signup I send a welcome email; how do I not make the user wait for the SMTP call?"
     result = gate(question, DOCS[:1], CORPUS)

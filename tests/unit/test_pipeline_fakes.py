@@ -62,6 +62,15 @@ def test_gate_lets_a_bystander_term_through(docs):
     assert answer.stop_reason != "gate" and answer.verdict == "verified"
 
 
+def test_a_failed_answer_about_what_the_documents_lack_gives_the_fixed_phrase_and_names_it(docs):
+    """Kubernetes is absent and the question names nothing else the documents have: the model's answer is about
+    Kubernetes, so quotes about HTTPX's timeouts would answer something else."""
+    models = fake_models("Raise the Kubernetes liveness probe to 30 seconds of network inactivity.")
+    answer = Pipeline(docs, models=models).ask("Our Kubernetes job hangs on network inactivity: what is the default timeout?")
+    assert answer.stop_reason != "gate" and answer.verdict == "not_found"
+    assert answer.missing_terms == ["Kubernetes"] and answer.sentences[0].status == "unsupported"
+
+
 def test_model_escape_phrase_gives_not_found(docs):
     assert make(docs, "The documents do not cover this.").ask("How do I disable timeouts?").verdict == "not_found"
 
