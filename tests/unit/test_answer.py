@@ -11,6 +11,11 @@ RANKED = [
 ]
 
 
+def prose_ranked(*scored):
+    """Ranked prose units of passage 1, one paragraph each, from (text, relevance) pairs, best first."""
+    return [(Unit(1, n, text, False, n + 1), score) for n, (text, score) in enumerate(scored)]
+
+
 def sentence(text, cited, status, suggested=None, code=False):
     return Support(text, cited, status, {1: 0.9, 2: 0.1}, suggested, "", code)
 
@@ -114,10 +119,10 @@ def test_quotes_bring_the_example_right_after_their_paragraph():
 
 
 def test_quotes_prefer_a_sentence_that_names_what_the_question_does_not():
-    ranked = [(Unit(1, 0, "After the upgrade a failed login gets 401 instead of 403.", False, 1), 0.8),
-              (Unit(1, 1, "Some clients still expect the old 403 after a failed login.", False, 1), 0.7),
-              (Unit(1, 2, "To get 403 back, override make_not_authenticated_error in a subclass.", False, 2), 0.5),
-              (Unit(1, 3, "Too weak to quote, though it names HTTPBearer.", False, 3), 0.3)]
+    ranked = prose_ranked(("After the upgrade a failed login gets 401 instead of 403.", 0.8),
+                          ("Some clients still expect the old 403 after a failed login.", 0.7),
+                          ("To get 403 back, override make_not_authenticated_error in a subclass.", 0.5),
+                          ("Too weak to quote, though it names HTTPBearer.", 0.3))
     asked = "We upgraded and a failed login now gets 401 instead of 403. Can I get 403 back?"
     choice = extractive(ranked, "en", asked=asked, most=2)
     assert "make_not_authenticated_error" in choice.text  # third by relevance, but it names the fix
@@ -127,10 +132,10 @@ def test_quotes_prefer_a_sentence_that_names_what_the_question_does_not():
 
 
 def test_a_sentence_naming_the_fix_is_quoted_below_the_relevance_floor_when_the_best_sentence_is_weak():
-    ranked = [(Unit(1, 0, "Behind the proxy, the docs page cannot load the schema.", False, 1), 0.55),
-              (Unit(1, 1, "The proxy strips the /api/v1 prefix before the app sees the request.", False, 2), 0.38),
-              (Unit(1, 2, "Pass it with root_path and the schema's server URL follows.", False, 3), 0.3),
-              (Unit(1, 3, "A page about WebSockets that mentions websocket_route.", False, 4), 0.2)]
+    ranked = prose_ranked(("Behind the proxy, the docs page cannot load the schema.", 0.55),
+                          ("The proxy strips the /api/v1 prefix before the app sees the request.", 0.38),
+                          ("Pass it with root_path and the schema's server URL follows.", 0.3),
+                          ("A page about WebSockets that mentions websocket_route.", 0.2))
     asked = "Behind nginx at /api/v1 my /docs page cannot load the schema."
     text = extractive(ranked, "en", asked=asked).text
     assert "root_path" in text  # 0.3: under the 0.36 floor, but it names the fix and is within 0.3 of the best
