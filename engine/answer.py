@@ -28,7 +28,7 @@ from .text import cite, drop_empty_code_blocks, strip_citations, word_in
 from .tokens import content_words
 
 # Quotes only when a sentence is this relevant or more; below, the fixed phrase. 0.36, not 0.4: on the calibrate
-# halves, 0.4 refused 14 answerable questions whose best sentence scored 0.32-0.40 (a long question that tells a story
+# halves, 0.4 refused 14 answerable questions whose best sentence scored under it (a long question that tells a story
 # matches any one sentence weakly), and 0.36 quotes 8 of them while refusing every unanswerable question 0.4 refused.
 MIN_EXTRACT_SCORE = 0.36
 # A sentence that names something the question does not (the fix: ``root_path``, ``strict_content_type``) is quoted
