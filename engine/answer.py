@@ -20,6 +20,7 @@ import re
 from typing import Collection, NamedTuple, Sequence
 
 from .check import is_escape
+from .gate import is_user_detail
 from .languages import language
 from .names import identifiers
 from .prompt import without_prompt_tags
@@ -198,9 +199,12 @@ def names_new(u: Unit, asked: str) -> bool:
     False
     >>> names_new(Unit(1, 0, "Enable them with follow_redirects=True.", False), "")  # no question: relevance alone
     False
+    >>> names_new(Unit(1, 0, "$ httpx http://httpbin.org/json", False), asked)  # an example address is no answer
+    False
     """
     known = asked.lower()
-    return bool(known.strip()) and any(name.lower() not in known for name in identifiers(u.text))
+    return bool(known.strip()) and any(name.lower() not in known and not is_user_detail(name)
+                                       for name in identifiers(u.text))
 
 
 def pick_quotes(ranked: Sequence[tuple[Unit, float]], asked: str, most: int = QUOTES) -> list[Unit]:

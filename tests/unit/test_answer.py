@@ -135,11 +135,13 @@ def test_a_sentence_naming_the_fix_is_quoted_below_the_relevance_floor_when_the_
     ranked = prose_ranked(("Behind the proxy, the docs page cannot load the schema.", 0.55),
                           ("The proxy strips the /api/v1 prefix before the app sees the request.", 0.38),
                           ("Pass it with root_path and the schema's server URL follows.", 0.3),
-                          ("A page about WebSockets that mentions websocket_route.", 0.2))
+                          ("A page about WebSockets that mentions websocket_route.", 0.2),
+                          ("Try it: curl https://api.example.com", 0.3))
     asked = "Behind nginx at /api/v1 my /docs page cannot load the schema."
     text = extractive(ranked, "en", asked=asked).text
     assert "root_path" in text  # 0.3: under the 0.36 floor, but it names the fix and is within 0.3 of the best
     assert "websocket_route" not in text  # names something new too, but 0.35 below the best
+    assert "curl" not in text  # an example address is not a name that answers
     assert "root_path" in extractive(ranked, "en", asked=asked, most=1).text  # chosen first (shown in page order)
     assert extractive([(u, 0.35) for u, _ in ranked], "en", asked=asked) is None  # nothing relevant enough: refused
 
