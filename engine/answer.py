@@ -25,7 +25,7 @@ from .languages import language
 from .names import identifiers
 from .prompt import without_prompt_tags
 from .support import NOT_SHOWN, Support, Unit, shown_citations
-from .text import cite, drop_empty_code_blocks, strip_citations, word_in
+from .text import cite, drop_empty_code_blocks, named_in, strip_citations
 from .tokens import content_words
 
 # Quotes only when a sentence is this relevant or more; below, the fixed phrase. 0.36, not 0.4: on the calibrate
@@ -290,17 +290,15 @@ def not_found(lang: str) -> Choice:
 
 
 def lacking_subject(model_answer: str, bystanders: Sequence[str]) -> list[str]:
-    """The names the question gives that the documents lack (``bystanders``: the gate let the question through),
-    when the model's answer is about them: a product or protocol name (letters only; a variable or file name of the
-    user's own, such as ``DATABASE_URL`` or ``q1.pdf``, is never the subject) that the answer names.
+    """The names the question gives that the documents lack (``bystanders``, from the gate) that the model's answer
+    names: then the answer is about them.
 
     >>> lacking_subject("Install ddtrace, then Datadog's agent sends APM traces.", ["Datadog", "APM", "DATABASE_URL"])
     ['Datadog', 'APM']
     >>> lacking_subject("Add CORSMiddleware to the app.", ["React"])  # a detail of the user's: the answer is elsewhere
     []
     """
-    text = model_answer.lower()
-    return [t for t in bystanders if t.isalpha() and word_in(t, text)]
+    return named_in(bystanders, model_answer)
 
 
 def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Unit, float]], lang: str,

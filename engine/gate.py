@@ -70,7 +70,9 @@ class GateResult(NamedTuple):
     covered: bool
     missing: list[str]  # the key terms the documents lack, when refused
     informative: list[str]  # the question's informative words found in the passages
-    bystanders: list[str] = []  # the key terms the documents lack, when let through (judged details of the user's)
+    # the names the documents lack, when let through (judged details of the user's): letters only, a product or a
+    # protocol; a variable or file of the user's own (DATABASE_URL, q1.pdf) is never what a question is about
+    bystanders: list[str] = []
     anchored: bool = True  # the question also names something specific the documents have (not only their own name)
 
 
@@ -149,7 +151,8 @@ def gate(
     if absent and len(found) < MIN_INFORMATIVE:
         return GateResult(False, absent, found)
     has = [t for t in terms if t not in absent]
-    return GateResult(True, [], found, absent, not absent or any(specific(t, corpus) for t in has))
+    names = [t for t in absent if t.isalpha()]
+    return GateResult(True, [], found, names, not absent or any(specific(t, corpus) for t in has))
 
 
 def specific(term: str, corpus: CorpusView) -> bool:

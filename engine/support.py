@@ -36,7 +36,7 @@ from .languages import negated
 from .names import identifiers, numbers
 from .text import (
     MIN_SENTENCE, citations, drop_link_definitions, introduces_code, normalise_code, paragraphs, prose_sentences,
-    segments, split_line, strip_citations, strip_markup, word_in,
+    named_in, segments, split_line, strip_citations, strip_markup,
 )
 from .tokens import content_words
 
@@ -222,8 +222,9 @@ class SupportChecker:
         return out
 
     def check_sentence(self, sentence: str, translation: str | None = None, absent: Sequence[str] = ()) -> Support:
-        """One sentence's verdict; ``absent``: names the whole documentation lacks, so no sentence naming one is
-        supported ("FastAPI logs users in with LDAP through OAuth2" reads close to a passage on OAuth2)."""
+        """One sentence's verdict; ``absent``: names the whole documentation lacks (the gate's ``bystanders``), so
+        no sentence naming one is supported ("FastAPI logs users in with LDAP through OAuth2" reads close to a
+        passage on OAuth2)."""
         cited = citations(sentence)
         if repeats_question(sentence, self.question):
             return Support(sentence, cited, "exempt", {}, None, REPEATS)
@@ -231,10 +232,6 @@ class SupportChecker:
             return Support(sentence, cited, "exempt", {}, None, INCLUDE)
         if is_escape(sentence):
             return Support(sentence, cited, "exempt", {}, None, "Exempt: the fixed 'not found' phrase.")
-        named = [t for t in absent if t.isalpha() and word_in(t, strip_citations(sentence).lower())]
-        if named and not introduces_code(sentence):
-            return Support(sentence, cited, "unsupported", {}, None,
-                           f"Unsupported: it names {', '.join(named)}, which the documents never mention.")
         if introduces_code(sentence):
             lead = "Exempt: introduces the code that follows."
             if not identifiers(strip_citations(sentence)):
@@ -245,6 +242,10 @@ class SupportChecker:
             backed = max(scores.values(), default=0.0) >= SUPPORT_THRESHOLD
             return Support(sentence, cited, "exempt", scores, None, lead if backed else UNBACKED_LEAD,
                            checked_as=translation)
+        named = named_in(absent, strip_citations(sentence))
+        if named:
+            return Support(sentence, cited, "unsupported", {}, None,
+                           f"Unsupported: it names {', '.join(named)}, which the documents never mention.")
         scores = self.scores(sentence, translation)
         result = _verdict(sentence, cited, scores, SUPPORT_THRESHOLD)
         return result._replace(checked_as=translation) if translation else result

@@ -12,7 +12,7 @@ identifiers and numbers a sentence names).
 from __future__ import annotations
 
 import re
-from typing import Iterator, NamedTuple
+from typing import Iterator, NamedTuple, Sequence
 
 # --- scripts ----------------------------------------------------------------------
 KANA = "\u3040-\u30ff"
@@ -328,6 +328,16 @@ def word_in(term: str, text: str) -> bool:
     """
     pattern = r"(?<![a-z0-9_])" + re.escape(term.lower()) + r"(?![a-z0-9_])"
     return re.search(pattern, text) is not None
+
+
+def named_in(terms: Sequence[str], text: str) -> list[str]:
+    """The ``terms`` that ``text`` names as whole words, ignoring case.
+
+    >>> named_in(["Datadog", "AD", "LDAP"], "Send traces to datadog; read the docs.")
+    ['Datadog']
+    """
+    lowered = text.lower()
+    return [t for t in terms if word_in(t, lowered)]
 
 
 def heading_title(raw: str) -> str:

@@ -150,7 +150,7 @@ def test_a_failed_answer_about_a_name_the_documents_lack_gives_the_fixed_phrase_
     failed = [sentence("Install ddtrace and enable Datadog APM tracing [1].", [1], "unsupported")]
     text = failed[0].text
     assert choose(failed, text, RANKED, "en", lacking=["Datadog", "APM"]).verdict == "not_found"
-    # a file or variable of the user's own is never the subject; nor is a name the answer does not mention
+    # names the answer does not mention are not what it is about
     assert choose(failed, text, RANKED, "en", lacking=["q1.pdf", "DATABASE_URL", "React"]).verdict == "extractive"
     passing = [sentence("HTTPX does not follow redirects by default [1].", [1], "supported")]
     assert choose(passing, passing[0].text + " Datadog too.", RANKED, "en", lacking=["Datadog"]).verdict == "verified"

@@ -25,6 +25,12 @@ def test_a_question_let_through_says_whether_it_names_something_specific_the_doc
     assert anchored.covered and anchored.bystanders == ["React"] and anchored.anchored
 
 
+def test_only_names_of_letters_are_reported_as_bystanders_not_the_users_own_files_or_variables():
+    question = "Can FastAPI send the notification email after the response, so the user does not wait, via Datadog? " \
+               "My config is DATABASE_URL in settings_local.py."
+    assert gate(question, DOCS[:1], CORPUS).bystanders == ["Datadog"]
+
+
 def test_a_bystander_term_does_not_refuse_a_question_the_passages_answer():
     question = "After signup I send a welcome email; how do I not make the user wait for the SMTP call?"
     result = gate(question, DOCS[:1], CORPUS)
