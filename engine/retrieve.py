@@ -6,13 +6,19 @@ original question finds. A question in another language than the documents
 goes to BM25 only (an English embedding model reads it as noise), where it still
 finds its code identifiers and the pages written in its own language.
 
+A change log (release notes) mentions nearly every feature in a line or two,
+so its chunks match most questions without answering them; they count half
+unless the question asks about versions.
+
 >>> rrf([[7, 3, 5], [3, 9]])
 [(3, 0.0325...), (7, 0.0163...), (9, 0.0161...), (5, 0.0158...)]
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+import re
+from pathlib import PurePosixPath
+from typing import Callable, NamedTuple, Sequence
 
 from .chunk import Chunk
 from .embed import Embedder
@@ -26,6 +32,12 @@ TOP_K = 5
 POOL = 30  # candidates each ranker contributes to the fusion
 PER_PAGE = 3  # hits one page may take before other pages get their turn (calibrated on the calibrate halves)
 READ_CHARS = 3000  # the hits the model reads grow with their neighbours up to this many characters (calibrated)
+CHANGELOG_WEIGHT = 0.5  # a change log chunk's fused score, unless the question asks about versions (calibrated)
+CHANGELOGS = frozenset({"changelog", "changes", "history", "news", "release-notes", "release_notes", "releases",
+                        "whatsnew", "whats-new"})
+_ABOUT_VERSIONS = re.compile(
+    r"\d+\.\d+|\b(?:versions?|releases?|release notes|changelog|upgrad\w*|changed|what's new|nouveaut\w*|"
+    r"mise à jour|versión)\b|版本|升级|更新日志|バージョン|アップグレード|リリース", re.I)
 
 
 class Hit(NamedTuple):
@@ -75,6 +87,40 @@ def spread(ranked: Sequence[tuple[int, float]], page_of, most: int = PER_PAGE) -
     return first + later
 
 
+def is_changelog(source: str) -> bool:
+    """Whether a page is a change log, by its file name.
+
+    >>> is_changelog("en/docs/release-notes.md"), is_changelog("CHANGELOG.md"), is_changelog("advanced/history-design.md")
+    (True, True, False)
+    """
+    return PurePosixPath(source).stem.lower() in CHANGELOGS
+
+
+def asks_about_versions(text: str) -> bool:
+    """Whether a question is about versions or what changed between them (then a change log answers it).
+
+    >>> asks_about_versions("What changed in 0.28?"), asks_about_versions("升级之后为什么报错？")
+    (True, True)
+    >>> asks_about_versions("How do I send a welcome email without making the user wait?")
+    False
+    """
+    return bool(_ABOUT_VERSIONS.search(text))
+
+
+def demote(ranked: Sequence[tuple[int, float]], demoted: Callable[[int], bool],
+           weight: float = CHANGELOG_WEIGHT) -> list[tuple[int, float]]:
+    """The ranking with each ``demoted`` item's score moved down (a positive one times ``weight``, a negative one
+    divided by it, as a lone ranker's can be), sorted again; ties keep their order.
+
+    >>> demote([(1, .9), (2, .8), (3, .7)], {1}.__contains__, 0.5)
+    [(2, 0.8), (3, 0.7), (1, 0.45)]
+    >>> demote([(1, -.2), (2, -.3)], {1}.__contains__, 0.5)
+    [(2, -0.3), (1, -0.4)]
+    """
+    scored = [(i, (s * weight if s > 0 else s / weight) if demoted(i) else s) for i, s in ranked]
+    return sorted(scored, key=lambda pair: -pair[1])
+
+
 def check_mode(mode: str) -> str:
     if mode not in MODES:
         raise RepoBotError(f"Unknown retrieval mode {mode!r}: choose one of {', '.join(MODES)}.")
@@ -121,6 +167,8 @@ def retrieve(
     if not rankings:
         return []
     fused = rrf([[i for i, _ in r] for r in rankings], weights=weights) if len(rankings) > 1 else rankings[0]
+    if not any(asks_about_versions(q.text if isinstance(q, Query) else q) for q in queries):
+        fused = demote(fused, lambda i: is_changelog(index.chunks[i].source))
     fused = spread(fused, lambda i: index.chunks[i].source)
     return [Hit(rank, i, index.chunks[i], score) for rank, (i, score) in enumerate(fused[:k], 1)]
 

@@ -199,3 +199,20 @@ def test_a_hit_is_read_with_the_chunk_after_it_when_there_is_room(tmp_path, fake
     assert widen([first, last], index.chunks, budget=3000) == [first, last]  # a hit is never repeated in another
     assert widen([first], index.chunks, budget=len(first.chunk.text) + len(last.chunk.text) - 1) == [first]  # no room
     assert widen([first], index.chunks, budget=0) == [first]
+
+
+
+def test_a_change_log_comes_after_the_page_that_explains_unless_versions_are_asked_about(tmp_path, fake_embedder):
+    (tmp_path / "release-notes.md").write_text(
+        "# Release Notes\n\n## 0.9.0\n\n* Add background tasks to send an email in the background after the response. Email, email.\n")
+    (tmp_path / "background.md").write_text("# Background tasks\n\nSend the email after returning the response.\n")
+    for name in ("cors", "files", "forms", "testing"):
+        (tmp_path / f"{name}.md").write_text(f"# {name.title()}\n\nHow {name} works.\n")
+    index, _ = build(tmp_path, fake_embedder)
+
+    def first(question, mode):
+        return retrieve(index, fake_embedder, [question], mode=mode, k=2)[0].chunk.source
+
+    for mode in ("dense", "hybrid"):
+        assert first("send an email in the background", mode) == "background.md", mode  # the log's score counts half
+    assert first("the 0.9.0 release: email in background tasks", "bm25") == "release-notes.md"
