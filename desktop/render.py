@@ -17,7 +17,7 @@ import re
 
 from markdown_it import MarkdownIt
 
-from repobot.engine.answer import Choice
+from repobot.engine.answer import ALSO, Choice
 from repobot.engine.result import Answer
 from repobot.engine.support import Support
 from repobot.engine.text import heading_title
@@ -70,7 +70,11 @@ def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
     >>> code = Support("get(url)", [], "supported", {2: 1.0}, 2, "", True, "checker", example="get(url)")
     >>> 'example, from <a href="cite:0:2">[2]</a>, in place of' in sentence_html(0, "final", 1, code)
     True
+    >>> sentence_html(0, "final", 2, Support("Also in the documents:", [], "exempt", {}, None, ALSO))
+    '<br><b>Also in the documents:</b><br>'
     """
+    if s.reason == ALSO:  # the label over the quotes after an answer that may miss the point
+        return f'<br><b>{html.escape(s.text)}</b><br>'
     colour, icon = STATUS_STYLE[s.status]
     link = f'<a href="sent:{turn}:{part}:{index}" style="color:{colour};text-decoration:none">'
     if s.is_code:

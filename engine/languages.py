@@ -49,6 +49,7 @@ class Language(NamedTuple):
     deduction: str  # the marker a deduced sentence starts with
     question_label: str
     quoted_label: str  # heads an answer quoted from the documents
+    also_label: str  # heads the quotes shown after a verified answer that may miss the point
     missing_label: str  # "Not in the documents: {terms}", shown beside the escape phrase
     rules: Rules
     stopwords: frozenset[str] = frozenset()
@@ -64,7 +65,7 @@ def _load() -> dict[str, Language]:
     for code, d in data.items():
         rules = Rules(**{**d["rules"], "example": tuple(d["rules"]["example"])})
         out[code] = Language(code, d["name"], d["escape"], d["deduction"], d["question_label"], d["quoted_label"],
-                             d["missing_label"], rules, frozenset(d["stopwords"]), tuple(d["negations"]),
+                             d["also_label"], d["missing_label"], rules, frozenset(d["stopwords"]), tuple(d["negations"]),
                              tuple(d["pointers"]), tuple(d["openers"]))
     return out
 

@@ -248,7 +248,8 @@ class Pipeline:
         answer.stop_reason = generation.stop_reason
         if generation.stop_reason in ("repetition", "length", "cancelled"):
             answer.notes.append(f"Generation stopped: {generation.stop_reason}.")
-        self.finish(answer, generation.text, checker, ranked, index.primary_language, asked_text, verdict_gate)
+        self.finish(answer, generation.text, checker, ranked, index.primary_language, asked_text, verdict_gate,
+                    queries=[asked, rewritten or ""])
         timings.total_ms = (time.perf_counter() - started) * 1000
         yield Done(answer)
 
@@ -260,11 +261,12 @@ class Pipeline:
         return checker, checker.rank_units([asked, rewritten or ""])
 
     def finish(self, answer: Answer, model_answer: str, checker: SupportChecker, ranked, corpus_language: str,
-               asked_text: str, judged: GateResult = GateResult(True, [], [])) -> None:
+               asked_text: str, judged: GateResult = GateResult(True, [], []), queries: Sequence[str] = ()) -> None:
         """Check the model's answer (form and support) and choose what the user is shown; ``asked_text`` is the
         question text the preview's quotes were chosen against, so the final quotes are chosen the same way;
         ``judged`` is the gate's verdict: the question's terms the documents lack, which it let through, and
-        whether the question names anything else specific that they have."""
+        whether the question names anything else specific that they have; ``queries``: the question and its
+        rewrite, as the passages' sentences were ranked against them."""
         answer.model_answer = model_answer
         answer.check = check_citations(model_answer, len(answer.retrieved))
         into = answer_language(corpus_language).code  # German docs: the model can only give English, as is
@@ -272,7 +274,8 @@ class Pipeline:
         translations = self.translate_sentences(model_answer, corpus_language) if wanted else {}
         answer.sentences = checker.check_answer(model_answer, translations, judged.bystanders)
         lacking = [] if judged.anchored else judged.bystanders  # "Django" beside WSGITransport is the user's setup
-        choice = choose(answer.sentences, model_answer, ranked, answer.language, asked_text, lacking)
+        choice = choose(answer.sentences, model_answer, ranked, answer.language, asked_text, lacking,
+                        focus=lambda texts: checker.relevance(texts, queries))
         answer.verdict, answer.final_answer, answer.final_sentences = choice
         if choice.verdict == "not_found":
             answer.missing_terms = lacking_subject(model_answer, lacking)

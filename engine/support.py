@@ -185,14 +185,26 @@ class SupportChecker:
     # -- ranking units (the extractive answer and passage trimming use this) --------------------
     def rank_units(self, queries: Sequence[str]) -> list[tuple[Unit, float]]:
         """Every unit with its relevance to the best of ``queries`` (0.6 cosine + 0.4 word overlap), best first."""
-        best = np.zeros(len(self.units))
-        for query in (q for q in queries if q.strip()):
-            sims = self._vectors @ self.embedder.embed(query) if self.units else np.zeros(0)
-            words = content_words(query)
-            scores = [0.6 * float(s) + 0.4 * overlap(words, w) for s, w in zip(sims, self._unit_words)]
-            best = np.maximum(best, scores)
+        best = self._relevance(self._vectors, self._unit_words, queries)
         order = np.argsort(-best, kind="stable")
         return [(self.units[i], round(float(best[i]), 3)) for i in order]
+
+    def relevance(self, texts: Sequence[str], queries: Sequence[str]) -> float:
+        """How well the best of ``texts`` (an answer's sentences) matches the best of ``queries``, as units are
+        ranked: 0 when there is no text."""
+        texts = [t for t in texts if t.strip()]
+        if not texts:
+            return 0.0
+        scores = self._relevance(self.embedder.embed_batch(texts), [content_words(t) for t in texts], queries)
+        return round(float(scores.max()), 3)
+
+    def _relevance(self, vectors: np.ndarray, words: Sequence[set[str]], queries: Sequence[str]) -> np.ndarray:
+        best = np.zeros(len(words))
+        for query in (q for q in queries if q.strip()):
+            sims = vectors @ self.embedder.embed(query) if len(words) else np.zeros(0)
+            asked = content_words(query)
+            best = np.maximum(best, [0.6 * float(s) + 0.4 * overlap(asked, w) for s, w in zip(sims, words)])
+        return best
 
     # -- scoring sentences ---------------------------------------------------------------------------
     def scores(self, sentence: str, translation: str | None = None) -> dict[int, float]:

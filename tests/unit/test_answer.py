@@ -170,3 +170,24 @@ def test_a_sentence_repeating_the_question_is_not_shown_nor_counted():
                  sentence("Redirects are off by default [1].", [1], "supported")]
     choice = choose(sentences, answer, [], "en")
     assert choice.verdict == "verified" and choice.text == "Redirects are off by default [1]."
+
+
+def test_a_checked_answer_beside_the_point_gets_the_quotes_that_name_what_it_does_not():
+    ranked = prose_ranked(("You can control the connection pool size using the limits keyword argument.", 0.89),
+                          ("Use httpx.Limits(max_connections=10) on the client.", 0.6))
+    answer = "Timeouts default to five seconds [1]."
+    sentences = [sentence(answer, [1], "supported")]
+    asked = "How do I limit the number of connections in the pool?"
+    plain = choose(sentences, answer, ranked, "en", asked)
+    assert plain.text == answer  # no measure of focus: the checked answer alone
+
+    off = choose(sentences, answer, ranked, "en", asked, focus=lambda texts: 0.3)  # 0.59 below the best sentence
+    assert off.verdict == "verified" and off.text.startswith(answer + "\n\nAlso in the documents:\n")
+    assert "> Use httpx.Limits(max_connections=10) on the client. [1]" in off.text
+    assert [s.cited_by for s in off.sentences] == ["model", None, "checker", "checker"]  # the label cites nothing
+    assert choose(sentences, answer, ranked, "en", asked, focus=lambda texts: 0.8).text == answer  # on the point
+
+    named = "Pass httpx.Limits(max_connections=10) to the client [1]."  # already names what the quote names
+    on = choose([sentence(named, [1], "supported")], named, ranked[1:], "en", asked,
+                focus=lambda texts: 0.1)
+    assert on.text == named
