@@ -24,7 +24,7 @@ from .gate import is_user_detail
 from .languages import language
 from .names import identifiers
 from .prompt import without_prompt_tags
-from .support import NOT_SHOWN, Support, Unit, shown_citations
+from .support import NOT_SHOWN, Support, Unit, is_include, shown_citations
 from .text import cite, drop_empty_code_blocks, named_in, strip_citations
 from .tokens import content_words
 
@@ -178,8 +178,14 @@ def _locate(text: str, piece: str, start: int) -> tuple[int, int] | None:
 
 
 def quotable(ranked: Sequence[tuple[Unit, float]]) -> list[tuple[Unit, float]]:
-    """The units that can be quoted as an answer: prose sentences long enough to say something."""
-    return [(u, score) for u, score in ranked if not u.is_code and len(u.text) > 20]
+    """The units that can be quoted as an answer: prose sentences long enough to say something, not a docs-build
+    directive that pulls in a file from outside the folder.
+
+    >>> [u.text for u, _ in quotable([(Unit(1, 0, "{* ../../docs_src/app/tutorial001.py hl[3] *}", False), 0.6),
+    ...                               (Unit(1, 1, "Pass swagger_ui_parameters to FastAPI().", False), 0.5)])]
+    ['Pass swagger_ui_parameters to FastAPI().']
+    """
+    return [(u, score) for u, score in ranked if not u.is_code and len(u.text) > 20 and not is_include(u.text)]
 
 
 def evidence(ranked: Sequence[tuple[Unit, float]]) -> float:
