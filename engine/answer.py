@@ -238,8 +238,29 @@ def pick_quotes(ranked: Sequence[tuple[Unit, float]], asked: str, most: int = QU
     if not relevant:
         return []
     bar = max(NAMING_FLOOR, scored[0][1] - NAMING_SPAN)
-    naming = [u for u, score in scored if score >= bar and names_new(u, asked)]
+    topic = topic_words(asked, [u for u, _ in ranked])
+    naming = [u for u, score in scored if score >= bar and names_new(u, asked) and content_words(u.text) & topic]
     return (naming + [u for u in relevant if u not in naming])[:most]
+
+
+def topic_words(asked: str, units: Sequence[Unit]) -> set[str]:
+    """The question's words that tell its passages apart: those in fewer than half of them ("retries", not "httpx").
+
+    A sentence quoted from the lower bar must have one, or any name in any passage would do ("WebSocket support for
+    HTTPX" for a question about retries).
+
+    >>> units = [Unit(1, 0, "HTTPX supports retries on the transport.", False),
+    ...          Unit(2, 0, "WebSocket support for HTTPX.", False), Unit(3, 0, "HTTPX is a client.", False)]
+    >>> sorted(topic_words("Does httpx have retries? 重试", units))
+    ['retrie', '重试']
+    """
+    words = content_words(asked)
+    pages: dict[int, set[str]] = {}
+    for u in units:
+        pages.setdefault(u.pid, set()).update(content_words(u.text))
+    if len(pages) < 3:  # too few passages to tell which words are everywhere
+        return words
+    return {w for w in words if 2 * sum(w in page for page in pages.values()) < len(pages)}
 
 
 def extractive(ranked: Sequence[tuple[Unit, float]], lang: str, *, asked: str = "", most: int = QUOTES) -> Choice | None:
