@@ -41,7 +41,7 @@ NAMING_FLOOR, NAMING_SPAN = 0.25, 0.3
 QUOTES = 3
 # A verified answer whose sentences match the question this much less than the passages' best sentence gets the best
 # quotes after it. On the httpx calibrate half, 14 of 45 verified answers were this far off, 6 of them without the
-# key fact that their quotes held (0.1 to 0.3 tried: 0.2 and above add fewer quotes for the same 6).
+# key fact that their quotes held (0.1 and 0.15 add quotes to more answers for the same 6; 0.25 and 0.3 reach 4).
 OFF_POINT = 0.2
 ALSO = "Heads the quotes shown after the answer, which may miss the point."
 
@@ -324,16 +324,17 @@ def also_quoted(choice: Choice, ranked: Sequence[tuple[Unit, float]], lang: str,
     """A verified answer followed by the quotes that name something it does not, under their own label.
 
     >>> ranked = [(Unit(1, 0, "Limit the pool with httpx.Limits(max_connections=10).", False), 0.89)]
-    >>> print(also_quoted(Choice("verified", "Timeouts default to 5 seconds [2].", []), ranked, "en", "Pool size?").text)
+    >>> answer = Choice("verified", "Timeouts default to 5 seconds [2].", [])
+    >>> print(also_quoted(answer, ranked, "en", "Pool size?").text)
     Timeouts default to 5 seconds [2].
     <BLANKLINE>
     Also in the documents:
     <BLANKLINE>
     > Limit the pool with httpx.Limits(max_connections=10). [1]
     """
-    said = strip_citations(choice.text).lower()
-    chosen = [u for u in pick_quotes(ranked, asked) if u.text.lower() not in said
-              and not (identifiers(u.text) and named_in(identifiers(u.text), said) == identifiers(u.text))]
+    written = strip_citations(choice.text).lower()
+    chosen = [u for u in pick_quotes(ranked, asked)
+              if u.text.lower() not in written and not names_only_said(u, written)]
     if not chosen:
         return choice
     label = language(lang).also_label
@@ -353,6 +354,16 @@ def code_after(u: Unit, units: Sequence[Unit]) -> Unit | None:
     later = [v for v in units if v.pid == u.pid and v.position > u.position and v.paragraph != u.paragraph]
     first = min(later, key=lambda v: v.position, default=None)
     return first if first is not None and first.is_code and not u.is_code and u.paragraph else None
+
+
+def names_only_said(u: Unit, written: str) -> bool:
+    """Whether a sentence names something, and the answer (``written``, lower case) already names all of it.
+
+    >>> names_only_said(Unit(1, 0, "Pass follow_redirects=True.", False), "use follow_redirects=true [1].")
+    True
+    """
+    names = identifiers(u.text)
+    return bool(names) and len(named_in(names, written)) == len(names)
 
 
 def said(shown: Sequence[Support]) -> list[str]:
@@ -383,7 +394,8 @@ def lacking_subject(model_answer: str, bystanders: Sequence[str]) -> list[str]:
 
 
 def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Unit, float]], lang: str,
-           asked: str = "", lacking: Sequence[str] = (), focus: Callable[[Sequence[str]], float] | None = None) -> Choice:
+           asked: str = "", lacking: Sequence[str] = (),
+           focus: Callable[[Sequence[str]], float] | None = None) -> Choice:
     """The verdict: the model's checked answer when it holds, else quotes, else the fixed phrase.
 
     ``lacking``: names of the question that the documents lack. When the failed

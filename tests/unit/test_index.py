@@ -201,10 +201,9 @@ def test_a_hit_is_read_with_the_chunk_after_it_when_there_is_room(tmp_path, fake
     assert widen([first], index.chunks, budget=0) == [first]
 
 
-
 def test_a_change_log_comes_after_the_page_that_explains_unless_versions_are_asked_about(tmp_path, fake_embedder):
-    (tmp_path / "release-notes.md").write_text(
-        "# Release Notes\n\n## 0.9.0\n\n* Add background tasks to send an email in the background after the response. Email, email.\n")
+    (tmp_path / "release-notes.md").write_text("# Release Notes\n\n## 0.9.0\n\n* Add background tasks to send an "
+                                               "email in the background after the response. Email, email.\n")
     (tmp_path / "background.md").write_text("# Background tasks\n\nSend the email after returning the response.\n")
     for name in ("cors", "files", "forms", "testing"):
         (tmp_path / f"{name}.md").write_text(f"# {name.title()}\n\nHow {name} works.\n")
