@@ -15,12 +15,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from repobot.engine.answer import Choice
 from repobot.engine.errors import RepoBotError
 from repobot.engine.export import conversation_markdown
 from repobot.engine.files import write_text_atomic
 from repobot.engine.history import History
 from repobot.engine.load import read_markdown
+from repobot.engine.quote import Choice
 from repobot.engine.result import Answer
 from repobot.engine.retrieve import Hit
 from repobot.engine.support import Support

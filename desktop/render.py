@@ -17,7 +17,8 @@ import re
 
 from markdown_it import MarkdownIt
 
-from repobot.engine.answer import ALSO, Choice
+from repobot.engine.answer import ALSO
+from repobot.engine.quote import Choice
 from repobot.engine.result import Answer
 from repobot.engine.support import Support
 from repobot.engine.text import heading_title

@@ -5,7 +5,8 @@
   the passage that supports it, marked as cited by the checker. Code the
   model adapted from a passage's example is shown as that example.
 - ``extractive``: the model's answer failed; the 1-3 passage sentences (and the
-  code they introduce) that best answer the question are quoted, each with its [n].
+  code they introduce) that best answer the question are quoted, each with its [n]
+  (``quote.py`` picks them).
 - ``not_found``: the passages do not cover the question; the fixed phrase.
 
 >>> s = Support("Off by default.", [], "uncited", {1: 0.9}, 1, "")
@@ -17,39 +18,22 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, Collection, NamedTuple, Sequence
+from typing import Callable, Collection, Sequence
 
 from .check import is_escape
-from .gate import is_user_detail
 from .languages import language
 from .names import identifiers
 from .prompt import without_prompt_tags
-from .support import NOT_SHOWN, Support, Unit, is_include, shown_citations
+from .quote import INTRODUCES, Choice, evidence, extractive, pick_quotes, quoted
+from .support import NOT_SHOWN, Support, Unit, shown_citations
 from .text import cite, drop_empty_code_blocks, named_in, strip_citations
 from .tokens import content_words
 
-# Quotes only when a sentence is this relevant or more; below, the fixed phrase. 0.36, not 0.4: on the calibrate
-# halves, 0.4 refused 14 answerable questions whose best sentence scored under it (a long question that tells a story
-# matches any one sentence weakly), and 0.36 quotes 8 of them while refusing every unanswerable question 0.4 refused.
-MIN_EXTRACT_SCORE = 0.36
-# A sentence that names something the question does not (the fix: ``root_path``, ``strict_content_type``) is quoted
-# from this relevance, or from this far below the best sentence, whichever is higher: the sentence most like a
-# question is the page's statement of the problem, and the one with the answer often scores 0.3 lower. On the
-# calibrate halves, the key facts reached 19 of the 37 quoted answers instead of 13 (0.25 and 0.3, of 0.2-0.3 and
-# 0.2-0.4 tried).
-NAMING_FLOOR, NAMING_SPAN = 0.25, 0.3
-QUOTES = 3
 # A verified answer whose sentences match the question this much less than the passages' best sentence gets the best
 # quotes after it. On the httpx calibrate half, 14 of 45 verified answers were this far off, 6 of them without the
 # key fact that their quotes held (0.1 and 0.15 add quotes to more answers for the same 6; 0.25 and 0.3 reach 4).
 OFF_POINT = 0.2
 ALSO = "Heads the quotes shown after the answer, which may miss the point."
-
-
-class Choice(NamedTuple):
-    verdict: str  # verified, extractive or not_found
-    text: str  # the final answer shown
-    sentences: list[Support]  # the shown sentences, each with its final citations
 
 
 def claims(sentences: Sequence[Support]) -> list[Support]:
@@ -139,9 +123,6 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
     return Choice("verified", text, shown)
 
 
-INTRODUCES = (":", "：", "...", "…")
-
-
 def introduced_code(s: Support, units: Sequence[Unit]) -> Unit | None:
     """The code block that the sentence a shown sentence repeats introduces, in its cited passage.
 
@@ -177,138 +158,6 @@ def _locate(text: str, piece: str, start: int) -> tuple[int, int] | None:
     return (match.start(), match.end()) if match else None
 
 
-def quotable(ranked: Sequence[tuple[Unit, float]]) -> list[tuple[Unit, float]]:
-    """The units that can be quoted as an answer: prose sentences long enough to say something, not a docs-build
-    directive that pulls in a file from outside the folder.
-
-    >>> [u.text for u, _ in quotable([(Unit(1, 0, "{* ../../docs_src/app/tutorial001.py hl[3] *}", False), 0.6),
-    ...                               (Unit(1, 1, "Pass swagger_ui_parameters to FastAPI().", False), 0.5)])]
-    ['Pass swagger_ui_parameters to FastAPI().']
-    """
-    return [(u, score) for u, score in ranked if not u.is_code and len(u.text) > 20 and not is_include(u.text)]
-
-
-def evidence(ranked: Sequence[tuple[Unit, float]]) -> float:
-    """How well the best quotable sentence of the passages matches the question (0 to 1).
-
-    >>> evidence([(Unit(1, 0, "A sentence long enough to quote here.", False), 0.7)]), evidence([])
-    (0.7, 0.0)
-    """
-    return max((score for _, score in quotable(ranked)), default=0.0)
-
-
-def names_new(u: Unit, asked: str) -> bool:
-    """Whether a passage sentence names a code identifier that the question does not.
-
-    Documentation answers "how" with a name, and the sentences most like a question that tells a story are the
-    page's own statement of the problem.
-
-    >>> asked = "Does httpx follow redirects?"
-    >>> names_new(Unit(1, 0, "Enable them with follow_redirects=True.", False), asked)
-    True
-    >>> names_new(Unit(1, 0, "HTTPX does not follow redirects by default.", False), asked)
-    False
-    >>> names_new(Unit(1, 0, "Enable them with follow_redirects=True.", False), "")  # no question: relevance alone
-    False
-    >>> names_new(Unit(1, 0, "$ httpx http://httpbin.org/json", False), asked)  # an example address is no answer
-    False
-    """
-    known = asked.lower()
-    return bool(known.strip()) and any(name.lower() not in known and not is_user_detail(name)
-                                       for name in identifiers(u.text))
-
-
-def pick_quotes(ranked: Sequence[tuple[Unit, float]], asked: str, most: int = QUOTES) -> list[Unit]:
-    """The passage sentences to quote, none when no sentence is relevant enough (``MIN_EXTRACT_SCORE``).
-
-    Sentences that name something the question does not come first, by
-    relevance, from a lower bar (``NAMING_FLOOR``, ``NAMING_SPAN``); then the
-    other relevant ones.
-
-    >>> ranked = [(Unit(1, 0, "Redirects are not followed by default here.", False), 0.8),
-    ...           (Unit(1, 1, "Enable them with follow_redirects=True.", False), 0.52),
-    ...           (Unit(1, 2, "A client keeps cookies and headers for you.", False), 0.4)]
-    >>> [u.position for u in pick_quotes(ranked, "Does httpx follow redirects?")]
-    [1, 0, 2]
-    >>> pick_quotes([(Unit(1, 1, "Enable them with follow_redirects=True.", False), 0.3)], "Redirects?")  # too weak
-    []
-    """
-    scored = quotable(ranked)
-    relevant = [u for u, score in scored if score >= MIN_EXTRACT_SCORE]
-    if not relevant:
-        return []
-    bar = max(NAMING_FLOOR, scored[0][1] - NAMING_SPAN)
-    topic = topic_words(asked, [u for u, _ in ranked])
-    naming = [u for u, score in scored if score >= bar and names_new(u, asked) and content_words(u.text) & topic]
-    return (naming + [u for u in relevant if u not in naming])[:most]
-
-
-def topic_words(asked: str, units: Sequence[Unit]) -> set[str]:
-    """The question's words that tell its passages apart: those in fewer than half of them ("retries", not "httpx").
-
-    A sentence quoted from the lower bar must have one, or any name in any passage would do ("WebSocket support for
-    HTTPX" for a question about retries).
-
-    >>> units = [Unit(1, 0, "HTTPX supports retries on the transport.", False),
-    ...          Unit(2, 0, "WebSocket support for HTTPX.", False), Unit(3, 0, "HTTPX is a client.", False)]
-    >>> sorted(topic_words("Does httpx have retries? 重试", units))
-    ['retrie', '重试']
-    """
-    words = content_words(asked)
-    pages: dict[int, set[str]] = {}
-    for u in units:
-        pages.setdefault(u.pid, set()).update(content_words(u.text))
-    if len(pages) < 3:  # too few passages to tell which words are everywhere
-        return words
-    return {w for w in words if 2 * sum(w in page for page in pages.values()) < len(pages)}
-
-
-def extractive(ranked: Sequence[tuple[Unit, float]], lang: str, *, asked: str = "", most: int = QUOTES) -> Choice | None:
-    """Quote the best passage sentences, in document order, each cited.
-
-    Of the sentences relevant enough to quote, those that name something the
-    question (``asked``) does not come first, each group by relevance. A chosen
-    sentence brings the code block it introduces (it ends with ':'), or the one
-    right after its paragraph: that paragraph's example. A quote from another
-    section than the quote before it comes under that section's heading.
-
-    >>> ranked = [(Unit(1, 1, "WebSocket support for HTTPX.", False, 1, "httpx-ws"), 0.7)]
-    >>> print(extractive(ranked, "en").text)
-    Quoted from the documents:
-    <BLANKLINE>
-    **httpx-ws**
-    > WebSocket support for HTTPX. [1]
-    """
-    chosen = pick_quotes(ranked, asked, most)
-    if not chosen:
-        return None
-    lines, shown = quoted(chosen, [u for u, _ in ranked])
-    return Choice("extractive", "\n".join([language(lang).quoted_label, ""] + lines), shown)
-
-
-def quoted(chosen: Sequence[Unit], units: Sequence[Unit]) -> tuple[list[str], list[Support]]:
-    """The lines of a quotation of ``chosen`` sentences (with the code each introduces), and each as shown."""
-    by_place = {(u.pid, u.position): u for u in units}
-    chosen = list(chosen)
-    for u in list(chosen):
-        follow = by_place.get((u.pid, u.position + 1)) if u.text.rstrip().endswith(INTRODUCES) else None
-        follow = follow if follow is not None and follow.is_code else code_after(u, units)
-        if follow is not None and follow not in chosen:
-            chosen.append(follow)
-    chosen.sort(key=lambda u: (u.pid, u.position))
-    lines, shown, under = [], [], ""
-    for u in chosen:
-        text = u.text if u.is_code else f"> {u.text} [{u.pid}]"
-        section = u.section if not u.is_code and u.section.lower() != u.text.lower() else None
-        if section and section != under:
-            lines.append(f"**{section}**")
-        under = u.section if not u.is_code else under
-        lines += ["```", u.text, "```"] if u.is_code else [text]
-        shown.append(Support(text, [u.pid], "supported", {u.pid: 1.0}, None, f"Quoted from passage [{u.pid}].",
-                             u.is_code, "checker", section=section))
-    return lines, shown
-
-
 def off_point(focus: float, ranked: Sequence[tuple[Unit, float]]) -> bool:
     """Whether a checked answer may miss the point: its sentences match the question (``focus``) ``OFF_POINT`` less
     than the passages' best sentence does. A small model writes true sentences beside the question.
@@ -341,19 +190,6 @@ def also_quoted(choice: Choice, ranked: Sequence[tuple[Unit, float]], lang: str,
     lines, shown = quoted(chosen, [u for u, _ in ranked])
     heading = Support(label, [], "exempt", {}, None, ALSO, False, None)
     return Choice(choice.verdict, "\n".join([choice.text, "", label, ""] + lines), choice.sentences + [heading] + shown)
-
-
-def code_after(u: Unit, units: Sequence[Unit]) -> Unit | None:
-    """The code block right after the paragraph of a prose unit, in its passage (the paragraph's example), if any.
-
-    >>> units = [Unit(2, 0, "Retries are available.", False, 1), Unit(2, 1, "Errors end them.", False, 1),
-    ...          Unit(2, 2, "HTTPTransport(retries=1)", True, 2)]
-    >>> code_after(units[0], units).text
-    'HTTPTransport(retries=1)'
-    """
-    later = [v for v in units if v.pid == u.pid and v.position > u.position and v.paragraph != u.paragraph]
-    first = min(later, key=lambda v: v.position, default=None)
-    return first if first is not None and first.is_code and not u.is_code and u.paragraph else None
 
 
 def names_only_said(u: Unit, written: str) -> bool:

@@ -19,12 +19,11 @@ from __future__ import annotations
 import threading
 import time
 import unicodedata
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, NamedTuple, Sequence, Union
 
-from .answer import Choice, choose, evidence, extractive, lacking_subject, not_found
+from .answer import choose, lacking_subject, not_found
 from .check import check_citations
 from .collection import Collection
 from .errors import RepoBotError
@@ -32,9 +31,10 @@ from .gate import GateResult, gate
 from .generate import Generation
 from .languages import answer_language, detect_language, language
 from .prompt import Piece, PromptStyle, TAG_COST, build_messages, fit_budget, link_text, trim_passage
+from .quote import Choice, evidence, extractive
 from .registry import ModelSet
 from .result import Answer, Timings
-from .retrieve import READ_CHARS, Hit, Query, check_mode, opening_section, retrieve, widen
+from .retrieve import READ_CHARS, Hit, check_mode, opening_section, retrieve, search_queries, widen
 from .rewrite import (
     accept_query, accept_standalone, accept_terms, followup_messages, in_context, is_followup, parse_numbered,
     query_messages, sentences_messages, translation_messages,
@@ -315,23 +315,6 @@ class Pipeline:
         if len(kept) < len(passages):
             notes.append(f"{len(passages) - len(kept)} passage(s) left out to fit the model's {llm.n_ctx}-token context.")
         return kept, notes
-
-
-def search_queries(asked_texts: Sequence[str], rewritten: str | None, asked: str, primary: str,
-                   pages: Counter) -> list[Query]:
-    """What retrieval searches for: the question as asked (and stand-alone), and its rewrite when there is one.
-
-    Text in another language than the documents' goes to BM25 alone; it counts
-    fully where pages in its language exist, and half otherwise (then it
-    matches only through its identifiers).
-
-    >>> search_queries(["重定向?"], "Redirects?", "zh", "en", Counter({"en": 9}))
-    [Query(text='Redirects?', dense=True, lexical=True, weight=1.0), Query(text='重定向?', dense=False, lexical=True, weight=0.5)]
-    """
-    if rewritten is None or asked == primary:
-        return [Query(t) for t in asked_texts] + ([Query(rewritten)] if rewritten else [])
-    weight = 1.0 if pages.get(asked) else 0.5
-    return [Query(rewritten)] + [Query(t, dense=False, weight=weight) for t in asked_texts]
 
 
 def prompt_passages(hits: Sequence[Hit], ranked: Sequence[tuple[Unit, float]], trim: int) -> list[tuple[str, str]]:

@@ -17,6 +17,7 @@ unless the question asks about versions.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import PurePosixPath
 from typing import Callable, NamedTuple, Sequence
 
@@ -54,6 +55,23 @@ class Query(NamedTuple):
     dense: bool = True
     lexical: bool = True
     weight: float = 1.0
+
+
+def search_queries(asked_texts: Sequence[str], rewritten: str | None, asked: str, primary: str,
+                   pages: Counter) -> list[Query]:
+    """What retrieval searches for: the question as asked (and stand-alone), and its rewrite when there is one.
+
+    Text in another language than the documents' goes to BM25 alone; it counts
+    fully where pages in its language exist, and half otherwise (then it
+    matches only through its identifiers).
+
+    >>> search_queries(["重定向?"], "Redirects?", "zh", "en", Counter({"en": 9}))
+    [Query(text='Redirects?', dense=True, lexical=True, weight=1.0), Query(text='重定向?', dense=False, lexical=True, weight=0.5)]
+    """
+    if rewritten is None or asked == primary:
+        return [Query(t) for t in asked_texts] + ([Query(rewritten)] if rewritten else [])
+    weight = 1.0 if pages.get(asked) else 0.5
+    return [Query(rewritten)] + [Query(t, dense=False, weight=weight) for t in asked_texts]
 
 
 def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K, weights: Sequence[float] | None = None) -> list[tuple[int, float]]:
@@ -155,7 +173,8 @@ def retrieve(
     searched_densely = index.size > index.pending_chunks  # chunks not embedded yet are found by BM25 alone
     rankings: list[list[tuple[int, float]]] = []
     weights: list[float] = []
-    for query in (Query(q) if isinstance(q, str) else q for q in queries):
+    queries = [Query(q) if isinstance(q, str) else q for q in queries]
+    for query in queries:
         if not query.text.strip():
             continue
         if mode in ("hybrid", "dense") and (query.dense or mode == "dense") and searched_densely:
@@ -167,7 +186,7 @@ def retrieve(
     if not rankings:
         return []
     fused = rrf([[i for i, _ in r] for r in rankings], weights=weights) if len(rankings) > 1 else rankings[0]
-    if not any(asks_about_versions(q.text if isinstance(q, Query) else q) for q in queries):
+    if not any(asks_about_versions(q.text) for q in queries):
         fused = demote(fused, lambda i: is_changelog(index.chunks[i].source))
     fused = spread(fused, lambda i: index.chunks[i].source)
     return [Hit(rank, i, index.chunks[i], score) for rank, (i, score) in enumerate(fused[:k], 1)]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from repobot.engine.answer import Choice
 from repobot.engine.languages import LANGUAGE_CHOICES, language
 from repobot.engine.models import list_models, missing_models
+from repobot.engine.quote import Choice
 from repobot.engine.retrieve import MODES
 
 from ..qt import (

@@ -1,6 +1,7 @@
 """Choosing what is shown: the model's checked answer (citations corrected or added), quotes, or the fixed phrase."""
 
-from repobot.engine.answer import choose, extractive, verified
+from repobot.engine.answer import choose, verified
+from repobot.engine.quote import extractive
 from repobot.engine.support import REPEATS, Support, Unit
 
 RANKED = [
