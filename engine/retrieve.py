@@ -10,6 +10,12 @@ A change log (release notes) mentions nearly every feature in a line or two,
 so its chunks match most questions without answering them; they count half
 unless the question asks about versions.
 
+Fusion alone would let a confident wrong rewrite push out everything the
+question found: its two rankings agree with each other, and the question's own
+counts half. So every ranking keeps its best hit among the k whatever the
+fusion says, and the question as asked keeps its best two when a rewrite is
+searched beside it (``keep_best``).
+
 >>> rrf([[7, 3, 5], [3, 9]])
 [(3, 0.0325...), (7, 0.0163...), (9, 0.0161...), (5, 0.0158...)]
 """
@@ -49,12 +55,14 @@ class Hit(NamedTuple):
 
 
 class Query(NamedTuple):
-    """One query of a search, which rankers it goes to, and its weight in the fusion."""
+    """One query of a search, which rankers it goes to, its weight in the fusion, and how many of each of its
+    rankings' best hits stay among the k whatever the fusion says."""
 
     text: str
     dense: bool = True
     lexical: bool = True
     weight: float = 1.0
+    kept: int = 1
 
 
 def search_queries(asked_texts: Sequence[str], rewritten: str | None, asked: str, primary: str,
@@ -65,13 +73,19 @@ def search_queries(asked_texts: Sequence[str], rewritten: str | None, asked: str
     fully where pages in its language exist, and half otherwise (then it
     matches only through its identifiers).
 
-    >>> search_queries(["重定向?"], "Redirects?", "zh", "en", Counter({"en": 9}))
-    [Query(text='Redirects?', dense=True, lexical=True, weight=1.0), Query(text='重定向?', dense=False, lexical=True, weight=0.5)]
+    Beside a rewrite, the question as asked keeps its two best hits (``Query.kept``): the rewrite is the model's
+    guess, the question is what the user typed.
+
+    >>> search_queries(["重定向?"], "Redirects?", "zh", "en", Counter({"en": 9}))  # doctest: +NORMALIZE_WHITESPACE
+    [Query(text='Redirects?', dense=True, lexical=True, weight=1.0, kept=1),
+     Query(text='重定向?', dense=False, lexical=True, weight=0.5, kept=2)]
     """
-    if rewritten is None or asked == primary:
-        return [Query(t) for t in asked_texts] + ([Query(rewritten)] if rewritten else [])
+    if rewritten is None:
+        return [Query(t) for t in asked_texts]
+    if asked == primary:
+        return [Query(t, kept=2) for t in asked_texts] + [Query(rewritten)]
     weight = 1.0 if pages.get(asked) else 0.5
-    return [Query(rewritten)] + [Query(t, dense=False, weight=weight) for t in asked_texts]
+    return [Query(rewritten)] + [Query(t, dense=False, weight=weight, kept=2) for t in asked_texts]
 
 
 def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K, weights: Sequence[float] | None = None) -> list[tuple[int, float]]:
@@ -103,6 +117,22 @@ def spread(ranked: Sequence[tuple[int, float]], page_of, most: int = PER_PAGE) -
         seen[page] = seen.get(page, 0) + 1
         (first if seen[page] <= most else later).append(item)
     return first + later
+
+
+def keep_best(ranked: Sequence[tuple[int, float]], best: Sequence[int], k: int) -> list[tuple[int, float]]:
+    """The top ``k`` of a fused ranking, with the items of ``best`` (each ranking's own best hits) among them: each
+    missing one takes the place of the lowest item that is not in ``best``; the fused order is kept.
+
+    >>> keep_best([(1, .9), (2, .8), (3, .7), (4, .6)], best=[4, 1], k=2)
+    [(1, 0.9), (4, 0.6)]
+    >>> keep_best([(1, .9), (2, .8), (3, .7)], best=[3, 2, 1], k=2)  # more best hits than places: the fused order
+    [(1, 0.9), (2, 0.8)]
+    """
+    wanted = set(best)
+    kept = [p for p in ranked if p[0] in wanted][:k]
+    rest = [p for p in ranked if p[0] not in wanted][: k - len(kept)]
+    chosen = {p[0] for p in kept + rest}
+    return [p for p in ranked if p[0] in chosen]
 
 
 def is_changelog(source: str) -> bool:
@@ -173,23 +203,34 @@ def retrieve(
     searched_densely = index.size > index.pending_chunks  # chunks not embedded yet are found by BM25 alone
     rankings: list[list[tuple[int, float]]] = []
     weights: list[float] = []
+    best: list[int] = []  # each ranking's own best hits, which stay among the k
     queries = [Query(q) if isinstance(q, str) else q for q in queries]
+    versions = any(asks_about_versions(q.text) for q in queries)
     for query in queries:
         if not query.text.strip():
             continue
         if mode in ("hybrid", "dense") and (query.dense or mode == "dense") and searched_densely:
             rankings.append(keep(index.dense.search(embedder.embed(query.text), pool)))
             weights.append(query.weight)
+            best += first(rankings[-1], query.kept, index, versions)
         if mode in ("hybrid", "bm25") and (query.lexical or mode == "bm25"):
             rankings.append(keep(index.lexical.search(tokenize(query.text), pool)))
             weights.append(query.weight)
+            best += first(rankings[-1], query.kept, index, versions)
     if not rankings:
         return []
     fused = rrf([[i for i, _ in r] for r in rankings], weights=weights) if len(rankings) > 1 else rankings[0]
-    if not any(asks_about_versions(q.text) for q in queries):
+    if not versions:
         fused = demote(fused, lambda i: is_changelog(index.chunks[i].source))
     fused = spread(fused, lambda i: index.chunks[i].source)
-    return [Hit(rank, i, index.chunks[i], score) for rank, (i, score) in enumerate(fused[:k], 1)]
+    top = keep_best(fused, best, k) if len(rankings) > 1 else fused[:k]
+    return [Hit(rank, i, index.chunks[i], score) for rank, (i, score) in enumerate(top, 1)]
+
+
+def first(ranking: Sequence[tuple[int, float]], n: int, index: Index, versions: bool) -> list[int]:
+    """A ranking's ``n`` best hits that it keeps among the k: a change log's only when the question asks about
+    versions (the log matches nearly every question)."""
+    return [i for i, _ in ranking[:n] if versions or not is_changelog(index.chunks[i].source)]
 
 
 def widen(hits: Sequence[Hit], chunks: Sequence[Chunk], budget: int = READ_CHARS) -> list[Hit]:

@@ -64,12 +64,29 @@ def test_an_uncited_supported_sentence_is_attributed(httpx_pipe, models):
     assert s.status == "uncited" and hits[s.suggested - 1].chunk.source in ("compatibility.md", "quickstart.md")
 
 
-def test_a_garbage_rewrite_still_retrieves_what_the_original_finds(httpx_pipe):
-    original = httpx_pipe.search(LESSON_REDIRECTS, AskOptions(rewrite="never")).hits
-    assert httpx_pipe.rewrite("httpx 支持 HTTP/3 吗？", "en") in (None, "Does HTTPX support HTTP/3?", "Does httpx support HTTP/3?",
-                                                                  "Does HTTPx support HTTP/3?")
-    fused = httpx_pipe.search(LESSON_REDIRECTS).hits
-    assert {h.chunk_id for h in original} & {h.chunk_id for h in fused}
+def test_the_model_rewrites_the_lessons_question_into_english(httpx_pipe):
+    assert httpx_pipe.rewrite(LESSON_HTTP3, "en") in (None, "Does HTTPX support HTTP/3?", "Does httpx support HTTP/3?",
+                                                      "Does HTTPx support HTTP/3?")
+
+
+class Rewrites(Pipeline):
+    """The real pipeline, whose model gives the rewrite this test chooses (a failed one: empty, or garbage)."""
+
+    def __init__(self, pipe: Pipeline, rewrite: str | None):
+        self.models, self.collection, self.given = pipe.models, pipe.collection, rewrite
+
+    def rewrite(self, question, target, setting="auto"):
+        return self.given
+
+
+@pytest.mark.parametrize("garbage", [None, "Lorem ipsum dolor sit amet, consectetur adipiscing elit.",
+                                     "How do I upload a file with a multipart request?"])
+def test_a_failed_rewrite_still_retrieves_what_the_original_finds(httpx_pipe, garbage):
+    question = "httpx 怎么用 verify=False 关闭 SSL 证书验证？"  # its own words find the page: verify=False, SSL
+    alone = [h.chunk.source for h in Rewrites(httpx_pipe, None).search(question).hits]
+    assert alone[0] == "advanced/ssl.md"
+    fused = [h.chunk.source for h in Rewrites(httpx_pipe, garbage).search(question).hits]
+    assert "advanced/ssl.md" in fused, fused
 
 
 def test_ask_json_has_the_whole_contract(httpx_docs):
@@ -101,11 +118,12 @@ def test_ask_json_has_the_whole_contract(httpx_docs):
 
 def test_final_answer_never_shows_an_unsupported_sentence_as_sourced(httpx_pipe, models):
     answer = httpx_pipe.ask(REDIRECTS)
-    checker = SupportChecker(models.embedder, [h.chunk.text for h in answer.retrieved])
-    if answer.verdict == "verified":
-        for s in checker.check_answer(answer.final_answer):
-            assert s.status in ("supported", "exempt")
-    assert "redirect" in answer.final_answer.lower()
+    assert answer.verdict == "verified", answer.model_answer  # the default model answers this one itself
+    assert "follow_redirects" in answer.final_answer
+    # checked afresh, as shown: every sentence that claims something has an id, and that passage supports it
+    checker = SupportChecker(models.embedder, [h.chunk.text for h in answer.retrieved], question=REDIRECTS)
+    shown = [s for s in checker.check_answer(answer.final_answer) if s.status != "exempt"]
+    assert shown and all(s.status == "supported" for s in shown), shown
 
 
 def test_http3_in_english_is_refused_without_generating(httpx_pipe):

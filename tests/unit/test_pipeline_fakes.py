@@ -33,8 +33,9 @@ def test_an_uncited_supported_sentence_is_attributed_by_the_checker(docs):
     assert answer.verdict == "verified"
     assert answer.check.uncited == ["HTTPX does not follow redirects by default."]
     [shown] = answer.final_sentences
-    assert shown.cited_by == "checker" and shown.cited
-    assert answer.final_answer == f"HTTPX does not follow redirects by default [{shown.cited[0]}]."
+    assert shown.cited_by == "checker" and shown.cited == [1]
+    assert answer.final_answer == "HTTPX does not follow redirects by default [1]."
+    assert [h.chunk.source for h in answer.sources] == ["guide/redirects.md"]  # the page that says it
     assert answer.to_json()["final_sentences"][0]["cited_by"] == "checker"
 
 
@@ -146,6 +147,26 @@ def test_a_failed_rewrite_still_retrieves_what_the_original_finds(docs):
         hits, rewritten, _ = Pipeline(docs, models=fake_models(garbage)).search("timeout=None 怎么用？")
         assert rewritten is None
         assert [h.chunk_id for h in hits] == [h.chunk_id for h in original]
+
+
+def test_a_wrong_rewrite_cannot_push_out_what_the_question_finds(tmp_path):
+    """A fluent rewrite about something else is accepted, and both its rankings agree on other pages; the page the
+    question finds by its own words stays among the hits."""
+    pages = {
+        "timeouts.md": "# Timeouts\n\nPass timeout=None to wait forever.\n",
+        "streaming.md": "# Streaming\n\nStream a large download with client.stream() to keep memory low.\n",
+        "downloads.md": "# Downloads\n\nA large download can show a progress bar.\n",
+        "uploads.md": "# Uploads\n\nUpload a large file with files=.\n",
+    }
+    for name, text in pages.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    question, wrong = "timeout=None 怎么用？", "How do I stream a large download?"
+    alone = Pipeline(tmp_path, models=fake_models("")).search(question, AskOptions(k=3)).hits  # rewrite refused
+    assert alone[0].chunk.source == "timeouts.md"
+    hits, rewritten, _ = Pipeline(tmp_path, models=fake_models(wrong)).search(question, AskOptions(k=3))
+    assert rewritten == wrong
+    assert [h.chunk.source for h in hits][:2] == ["streaming.md", "downloads.md"]  # what the rewrite finds leads
+    assert "timeouts.md" in [h.chunk.source for h in hits]  # fused alone, it would have come 4th of 4
 
 
 def test_strict_rule_switch_reaches_the_prompt(docs):
