@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import Callable, TextIO
 
 MIN_TIMED = 0.5  # seconds a stage runs before its rate and ETA are shown
 
@@ -16,18 +16,20 @@ class ProgressBar:
     its first batch is done, so timing from that call would give an absurd rate.
     """
 
-    def __init__(self, stream: TextIO = sys.stderr, *, enabled: bool | None = None, width: int = 28):
+    def __init__(self, stream: TextIO = sys.stderr, *, enabled: bool | None = None, width: int = 28,
+                 clock: Callable[[], float] = time.perf_counter):
         self.stream = stream
+        self.clock = clock
         self.enabled = stream.isatty() if enabled is None else enabled
         self.width = width
         self._stage = ""
-        self._started = self._previous = time.perf_counter()  # the stage's start; the last call, of any stage
+        self._started = self._previous = clock()  # the stage's start; the last call, of any stage
         self._last = 0.0  # the last time a line was drawn
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         if not self.enabled:
             return
-        now = time.perf_counter()
+        now = self.clock()
         if stage != self._stage:
             self._stage, self._started = stage, self._previous
         self._previous = now

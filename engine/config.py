@@ -1,6 +1,7 @@
 """Where RepoBot keeps its files, and the switches that keep it offline.
 
->>> import os; os.environ["REPOBOT_HOME"] = "/tmp/rb"; str(data_dir())
+>>> from unittest import mock
+>>> with mock.patch.dict("os.environ", {"REPOBOT_HOME": "/tmp/rb"}): str(data_dir())
 '/tmp/rb'
 """
 
@@ -77,9 +78,10 @@ def physical_cores() -> int:
 def app_language() -> str:
     """The user's language, from the locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``); English if it says nothing.
 
-    >>> import os; os.environ["LC_ALL"] = "zh_CN.UTF-8"; app_language()
+    >>> from unittest import mock
+    >>> with mock.patch.dict("os.environ", {"LC_ALL": "zh_CN.UTF-8"}): app_language()
     'zh'
-    >>> os.environ["LC_ALL"] = "C"; app_language()
+    >>> with mock.patch.dict("os.environ", {"LC_ALL": "C"}): app_language()
     'en'
     """
     for key in ("LC_ALL", "LC_MESSAGES", "LANG"):
