@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import json
 import os
@@ -232,9 +233,9 @@ print(repr("".join(llm.stream_chat([{"role": "user", "content": "Say OK."}], max
 """
 
 
-def check_first_token(path: Path, *, timeout_s: float = 600) -> None:
+def check_first_token(path: Path, *, timeout_s: float = 600) -> str:
     """Load ``path`` and write two tokens in a child process, so that a llama.cpp built for another CPU
-    crashes there, at install time, instead of in the window at the first question."""
+    crashes there, at install time, instead of in the window at the first question; returns what it wrote."""
     try:
         child = subprocess.run([sys.executable, "-c", _FIRST_TOKEN, str(path)], capture_output=True, text=True,
                                timeout=timeout_s)  # the child imports repobot.engine, which goes offline itself
@@ -243,6 +244,25 @@ def check_first_token(path: Path, *, timeout_s: float = 600) -> None:
     problem = first_token_problem(child.returncode, child.stderr)
     if problem:
         raise ModelError(f"{path.name}: {problem}")
+    written = written_text(child.stdout)
+    if not written.strip():
+        raise ModelError(f"{path.name} loaded but wrote no token: the file may not be a chat model. Run `make install` "
+                         "to restore the default model.")
+    return written
+
+
+def written_text(stdout: str) -> str:
+    """What the child of ``check_first_token`` wrote: the ``repr`` on its last line ('' when there is none).
+
+    >>> written_text("llama.cpp says hello\\n'OK'\\n"), written_text("")
+    ('OK', '')
+    """
+    lines = stdout.strip().splitlines()
+    try:
+        text = ast.literal_eval(lines[-1]) if lines else ""
+    except (ValueError, SyntaxError):
+        return ""
+    return text if isinstance(text, str) else ""
 
 
 def first_token_problem(returncode: int, stderr: str) -> str | None:

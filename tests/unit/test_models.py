@@ -90,3 +90,8 @@ def test_a_llama_cpp_that_crashes_at_its_first_token_fails_the_install_with_the_
     monkeypatch.setattr(models, "_FIRST_TOKEN", "raise SystemExit('cannot load: bad magic')")
     with pytest.raises(ModelError, match="loading it failed: cannot load: bad magic"):
         models.check_first_token(tmp_path / "any.gguf")
+    monkeypatch.setattr(models, "_FIRST_TOKEN", "print(repr(''))")  # loads, exits 0, writes nothing
+    with pytest.raises(ModelError, match="wrote no token.*make install"):
+        models.check_first_token(tmp_path / "any.gguf")
+    monkeypatch.setattr(models, "_FIRST_TOKEN", "print('ggml: loaded'); print(repr('OK'))")
+    assert models.check_first_token(tmp_path / "any.gguf") == "OK"
