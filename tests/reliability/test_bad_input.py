@@ -66,10 +66,11 @@ def test_long_and_strange_questions_are_cleaned_and_reported(docs, fake_embedder
     pipe = Pipeline(docs, models=fake_models("HTTPX does not follow redirects by default [1]."))
     for question in ["Redirects\x1b[31m?\x07", "ريدايركت؟ リダイレクト？ 重定向？ редирект?", "redirects " * 10_000]:
         answer = pipe.ask(question)
-        assert answer.verdict in ("verified", "extractive", "not_found")
-        assert "\x1b" not in answer.prompt[-1]["content"]
+        assert answer.final_answer.strip()  # an answer of some kind, never an empty one
+        assert "\x1b" not in answer.prompt[-1]["content"] and "\x07" not in answer.prompt[-1]["content"]
 
 
+@pytest.mark.integration  # the query is embedded by the real embedder
 def test_cli_long_question_gives_an_answer_not_a_traceback(docs):
     result = subprocess.run(
         [sys.executable, "-m", "repobot", "search", "redirects " * 9000, "--corpus", str(docs), "--json"],

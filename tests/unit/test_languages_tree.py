@@ -46,6 +46,7 @@ def test_a_choice_is_remembered_and_changes_the_index(tree):
     assert sorted(again.index.files) == ["fr/docs/redirects.md", "ja/docs/redirects.md", "missing-translation.md"]
 
 
+@pytest.mark.integration  # `repobot index` embeds with the real embedder
 def test_the_cli_takes_languages_and_reports_them(tree):
     result = subprocess.run([sys.executable, "-m", "repobot", "index", "--corpus", str(tree), "--languages", "en,zh",
                              "--json"], capture_output=True, text=True, timeout=600)
