@@ -34,6 +34,7 @@ class IndexReport(NamedTuple):
     sources: list[str]
     pending: int = 0  # chunks still to embed: until then they are found by BM25 alone
     languages: tuple[str, ...] = ()  # the languages indexed, in a translated tree
+    available: tuple[tuple[str, int], ...] = ()  # a translated tree's languages and their pages, indexed or not
 
 
 def index_report(collection, report) -> IndexReport:
@@ -43,6 +44,7 @@ def index_report(collection, report) -> IndexReport:
         len(index.files), len(index.chunks), report.seconds, len(report.added), len(report.updated), len(report.removed),
         len(report.unchanged), [f"{p.source}: {p.reason}" for p in collection.problems] + collection.notes,
         sorted(index.files), index.pending_chunks, tuple(sorted(collection.selected or ())),
+        tuple(sorted((collection.available or {}).items())),
     )
 
 
@@ -214,6 +216,16 @@ class Controller(QObject):
         self.tasks.submit(Busy.INDEXING, work, on_event=lambda p: self.progress.emit(root, *p),
                           on_done=lambda report: self._indexed(root, report),
                           on_failed=lambda message: self._index_failed(root, message))
+
+    def choose_languages(self, root: str, languages: list[str]) -> None:
+        """Index only these languages of a translated tree from now on (remembered for the folder), then re-index."""
+        try:
+            self.pipeline(root).collection.choose_languages(languages)
+        except OSError as err:
+            self.error.emit(f"The languages could not be saved ({err.strerror}); check that RepoBot's data folder is "
+                            "writable, then choose them again.")
+            return
+        self.index(root)
 
     def embed(self, root: str) -> None:
         """Embed what the folder's index still lacks, giving way to every question; dense search grows as it goes."""

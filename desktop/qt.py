@@ -19,7 +19,10 @@ from PySide6.QtGui import (  # noqa: F401
 )
 from PySide6.QtWidgets import (  # noqa: F401
     QApplication,
+    QCheckBox,
     QComboBox,
+    QDialog,
+    QDialogButtonBox,
     QFileDialog,
     QHBoxLayout,
     QInputDialog,

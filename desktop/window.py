@@ -75,6 +75,7 @@ class MainWindow(QMainWindow):
         self.collections.remove_requested.connect(c.remove_collection)
         self.collections.activate_requested.connect(c.set_active)
         self.collections.reindex_requested.connect(lambda: c.index(c.active))
+        self.collections.languages_chosen.connect(lambda codes: c.choose_languages(c.active, codes))
         self.collections.cancel_requested.connect(c.cancel_indexing)
         self.collections.open_requested.connect(lambda root, source, anchor: self.viewer.open_file(root, source, anchor=anchor or None))
         self.chat.ask_requested.connect(self.ask)
@@ -93,6 +94,8 @@ class MainWindow(QMainWindow):
     def show_collections(self) -> None:
         c = self.controller
         self.collections.show_collections(c.collections, c.active, {r: rep.sources for r, rep in c.indexed_reports.items()})
+        report = c.indexed_reports.get(c.active)
+        self.collections.show_languages(dict(report.available) if report else {}, report.languages if report else ())
 
     def show_turns(self) -> None:
         conversation = self.controller.conversation

@@ -1,19 +1,65 @@
-"""The collections panel: folders, their markdown files and headings; add, remove, re-index, with progress."""
+"""The collections panel: folders, their markdown files and headings; add, remove, re-index, choose the languages
+of a translated tree, with progress."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 from repobot.engine.load import read_markdown
 
 from ..qt import (
-    QFileDialog, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
-    QWidget, Qt, Signal,
+    QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
+    QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget, Qt, Signal,
 )
 from ..render import heading_lines
 
 ROLE = Qt.ItemDataRole.UserRole
+LANGUAGE_NAMES = {
+    "en": "English", "zh": "Chinese", "ja": "Japanese", "fr": "French", "de": "German", "es": "Spanish",
+    "pt": "Portuguese", "ru": "Russian", "ko": "Korean", "hi": "Hindi", "it": "Italian", "tr": "Turkish",
+    "uk": "Ukrainian", "pl": "Polish", "vi": "Vietnamese", "id": "Indonesian", "fa": "Persian", "ar": "Arabic",
+    "he": "Hebrew", "nl": "Dutch", "bn": "Bengali", "em": "Emoji",
+}
+
+
+def language_label(code: str, pages: int) -> str:
+    """How a language of a translated tree is offered.
+
+    >>> language_label("zh", 1234), language_label("xx", 1)
+    ('Chinese (zh) — 1,234 pages', 'xx — 1 page')
+    """
+    name = LANGUAGE_NAMES.get(code)
+    return f"{f'{name} ({code})' if name else code} — {pages:,} page{'s' if pages != 1 else ''}"
+
+
+class LanguagesDialog(QDialog):
+    """Which languages of a translated tree to index: one box each, at least one ticked."""
+
+    def __init__(self, parent: QWidget, available: dict[str, int], selected: Sequence[str]):
+        super().__init__(parent)
+        self.setWindowTitle("Languages to index")
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("This folder is a translated tree. Index the languages you read; a question in\n"
+                                "another language still finds its page's English original."))
+        self.boxes: dict[str, QCheckBox] = {}
+        for code, pages in sorted(available.items(), key=lambda item: (item[0] != "en", item[0])):
+            box = QCheckBox(language_label(code, pages))
+            box.setChecked(code in selected)
+            box.toggled.connect(self._update)
+            layout.addWidget(box)
+            self.boxes[code] = box
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+        self._update()
+
+    def chosen(self) -> list[str]:
+        return [code for code, box in self.boxes.items() if box.isChecked()]
+
+    def _update(self) -> None:
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(bool(self.chosen()))
 
 
 class Entry(NamedTuple):
@@ -30,6 +76,7 @@ class CollectionsPanel(QWidget):
     remove_requested = Signal(str)  # root
     activate_requested = Signal(str)  # root
     reindex_requested = Signal()
+    languages_chosen = Signal(list)  # the language codes to index in the active folder
     cancel_requested = Signal()
     open_requested = Signal(object, str, str)  # root Path, source, anchor ("" for the top)
     error = Signal(str)
@@ -49,6 +96,12 @@ class CollectionsPanel(QWidget):
         self.remove_button.clicked.connect(self._remove_selected)
         self.reindex_button = QPushButton("Re-index")
         self.reindex_button.clicked.connect(self.reindex_requested)
+        self.languages_button = QPushButton("Languages…")
+        self.languages_button.setToolTip("Only for a translated tree: choose the languages to index")
+        self.languages_button.clicked.connect(self.choose_languages)
+        self.languages_button.setEnabled(False)
+        self._available: dict[str, int] = {}
+        self._selected: tuple[str, ...] = ()
         self.progress = QProgressBar()
         self.progress.setFormat("%p%")
         self.label = QLabel("")
@@ -60,7 +113,7 @@ class CollectionsPanel(QWidget):
         layout.addWidget(self.filter_box)
         layout.addWidget(self.tree, 1)
         buttons = QHBoxLayout()
-        for button in (self.add_button, self.remove_button, self.reindex_button):
+        for button in (self.add_button, self.remove_button, self.reindex_button, self.languages_button):
             buttons.addWidget(button)
         layout.addLayout(buttons)
         layout.addWidget(self.label)
@@ -132,7 +185,21 @@ class CollectionsPanel(QWidget):
             if text:
                 top.setExpanded(True)
 
+    def show_languages(self, available: dict[str, int], selected: Sequence[str]) -> None:
+        """The active folder's languages: the button is there only when it is a translated tree."""
+        self._available, self._selected = dict(available), tuple(selected)
+        self.languages_button.setEnabled(len(self._available) > 1)
+        indexed = ", ".join(selected) if selected else "all"
+        self.languages_button.setToolTip(f"Languages indexed: {indexed}. Choose which to index"
+                                         if len(self._available) > 1 else "Only for a translated tree")
+
     # -- user actions ------------------------------------------------------------------------------
+    def choose_languages(self) -> None:
+        dialog = LanguagesDialog(self, self._available, self._selected)
+        if dialog.exec() == QDialog.DialogCode.Accepted and dialog.chosen():
+            if sorted(dialog.chosen()) != sorted(self._selected):
+                self.languages_chosen.emit(dialog.chosen())
+
     def choose_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Add a documentation folder")
         if folder:

@@ -423,3 +423,47 @@ def test_the_cited_lines_stay_in_view_when_the_viewer_is_resized_until_the_user_
     assert scrolled != "The cited line."
     viewer.resize(400, 600)
     assert viewer.view.pinned is None  # the user scrolled: a resize no longer pulls the view back
+
+
+def test_the_languages_of_a_translated_tree_are_chosen_in_the_window(window, qtbot, tmp_path, monkeypatch):
+    from repobot.desktop.panels.collections import LanguagesDialog
+    from repobot.desktop.qt import QDialog
+    from repobot.engine.collection import Collection
+    from tests.conftest import fake_models
+
+    monkeypatch.setenv("LC_ALL", "C")  # the default: English alone
+    root = tmp_path / "translated"
+    for lang, text in (("en", "Redirects are not followed by default."), ("zh", "默认不跟随重定向。"),
+                       ("ja", "デフォルトではリダイレクトしません。")):
+        (root / lang / "docs").mkdir(parents=True)
+        (root / lang / "docs" / "redirects.md").write_text(f"# Redirects\n\n{text}\n", encoding="utf-8")
+    win = window()
+    c, panel = win.controller, win.collections
+    assert not panel.languages_button.isEnabled()  # the test docs are not a translated tree
+    c.add_collection(str(root))
+    qtbot.waitUntil(lambda: str(root) in c.indexed_reports and idle(c), timeout=20000)
+    report = c.indexed_reports[str(root)]
+    assert report.languages == ("en",) and dict(report.available) == {"en": 1, "ja": 1, "zh": 1}
+    assert panel.languages_button.isEnabled()
+
+    def tick_chinese(dialog):
+        assert [box.text() for box in dialog.boxes.values()][0] == "English (en) — 1 page"
+        assert dialog.boxes["en"].isChecked() and not dialog.boxes["zh"].isChecked()
+        dialog.boxes["zh"].setChecked(True)
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(LanguagesDialog, "exec", tick_chinese)
+    panel.languages_button.click()
+    qtbot.waitUntil(lambda: c.indexed_reports[str(root)].languages == ("en", "zh") and idle(c), timeout=20000)
+    assert c.indexed_reports[str(root)].sources == ["en/docs/redirects.md", "zh/docs/redirects.md"]
+    assert Collection(root, fake_models()).chosen_languages() == {"en", "zh"}  # remembered for the folder
+
+    def untick_all(dialog):
+        for box in dialog.boxes.values():
+            box.setChecked(False)
+        assert not dialog.buttons.button(dialog.buttons.StandardButton.Ok).isEnabled()  # nothing to index: no OK
+        return QDialog.DialogCode.Rejected
+
+    monkeypatch.setattr(LanguagesDialog, "exec", untick_all)
+    panel.languages_button.click()
+    assert c.indexed_reports[str(root)].languages == ("en", "zh")
