@@ -1,5 +1,6 @@
 """The desktop window, headless (QT_QPA_PLATFORM=offscreen), with deterministic fakes for the models."""
 
+import threading
 import time
 
 import pytest
@@ -238,19 +239,24 @@ def test_a_question_asked_while_indexing_waits_for_the_complete_index(window, qt
 
 
 class SlowEmbedder(FakeEmbedder):
-    """The fake embedder, slowed down, so that a question can arrive while a folder is still being embedded."""
+    """The fake embedder, slow at embedding a folder (0.3 s a group of passages) until the test lets it go at full
+    speed (``release``), so that a question can arrive while the folder is still being embedded. Questions are
+    embedded at once."""
 
     name = "slow-fake-embedder"
+    release = threading.Event()
 
     def embed_many(self, texts, **kwargs):
-        time.sleep(0.3)
+        if not self.release.is_set():
+            time.sleep(0.3)
         return super().embed_many(texts, **kwargs)
 
 
 def test_a_new_folder_answers_at_once_by_words_while_it_is_embedded(qtbot, docs, settings_path):
-    for n in range(12):  # a bigger folder: a dozen pages, each its own group to embed
+    for n in range(40):  # a bigger folder: 40 pages, each its own group to embed (12 s until the test lets it go)
         (docs / f"page{n}.md").write_text(f"# Page {n}\n\nProxy settings number {n} for the client.\n" * 20, encoding="utf-8")
     register_embedder("slow-fake", SlowEmbedder)
+    SlowEmbedder.release.clear()
     win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="slow-fake",
                      model=register_fake_llm(FakeLLM(ANSWER)))
     qtbot.addWidget(win)
@@ -264,6 +270,7 @@ def test_a_new_folder_answers_at_once_by_words_while_it_is_embedded(qtbot, docs,
     assert c.tasks.waiting(Busy.EMBEDDING)  # answered before the embedding ended
     assert any("found by their words alone (BM25)" in note for note in turn.answer.notes)
     assert "guide/redirects.md" in {h.chunk.source for h in turn.answer.retrieved}
+    SlowEmbedder.release.set()
     qtbot.waitUntil(lambda: not c.tasks.waiting(Busy.EMBEDDING), timeout=60000)
     assert c.indexed_reports[c.active].pending == 0
     assert not any("BM25" in note for note in ask_and_wait(qtbot, win).answer.notes)
@@ -345,6 +352,7 @@ def test_indexing_another_folder_does_not_stop_this_folders_embedding(qtbot, doc
         (docs / f"page{n}.md").write_text(f"# Page {n}\n\nProxy settings number {n} for the client.\n" * 20,
                                           encoding="utf-8")
     register_embedder("slow-fake", SlowEmbedder)
+    SlowEmbedder.release.clear()
     win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="slow-fake",
                      model=register_fake_llm(FakeLLM(ANSWER)))
     qtbot.addWidget(win)
@@ -356,6 +364,7 @@ def test_indexing_another_folder_does_not_stop_this_folders_embedding(qtbot, doc
     other.mkdir()
     (other / "a.md").write_text("# A\n\nSome text about A.\n", encoding="utf-8")
     c.add_collection(str(other))  # indexed (and embedded) while the first folder is still being embedded
+    SlowEmbedder.release.set()
     qtbot.waitUntil(lambda: not c.tasks.waiting(Busy.EMBEDDING) and idle(c), timeout=60000)
     assert c.indexed_reports[first].pending == 0  # it used to stop at "Embedding paused" and never resume
     win.close()
