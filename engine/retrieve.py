@@ -12,9 +12,11 @@ unless the question asks about versions.
 
 Fusion alone would let a confident wrong rewrite push out everything the
 question found: its two rankings agree with each other, and the question's own
-counts half. So every ranking keeps its best hit among the k whatever the
-fusion says, and the question as asked keeps its best two when a rewrite is
-searched beside it (``keep_best``).
+counts half. So when a rewrite is searched beside it, the question as asked
+keeps its two best hits among the k whatever the fusion says (``keep_best``),
+if its own words can find anything: one of them must be in at most a fifth of
+the chunks ("verify=False", "SSL"; not "httpx" alone in the httpx docs, nor the
+Chinese characters that no English page has).
 
 >>> rrf([[7, 3, 5], [3, 9]])
 [(3, 0.0325...), (7, 0.0163...), (9, 0.0161...), (5, 0.0158...)]
@@ -40,6 +42,8 @@ POOL = 30  # candidates each ranker contributes to the fusion
 PER_PAGE = 3  # hits one page may take before other pages get their turn (calibrated on the calibrate halves)
 READ_CHARS = 3000  # the hits the model reads grow with their neighbours up to this many characters (calibrated)
 CHANGELOG_WEIGHT = 0.5  # a change log chunk's fused score, unless the question asks about versions (calibrated)
+COMMON = 0.2  # a word in more of the chunks than this says nothing of which part of the documents a query is about …
+COMMON_FROM = 50  # … once there are this many chunks to tell
 CHANGELOGS = frozenset({"changelog", "changes", "history", "news", "release-notes", "release_notes", "releases",
                         "whatsnew", "whats-new"})
 _ABOUT_VERSIONS = re.compile(
@@ -62,7 +66,7 @@ class Query(NamedTuple):
     dense: bool = True
     lexical: bool = True
     weight: float = 1.0
-    kept: int = 1
+    kept: int = 0
 
 
 def search_queries(asked_texts: Sequence[str], rewritten: str | None, asked: str, primary: str,
@@ -77,7 +81,7 @@ def search_queries(asked_texts: Sequence[str], rewritten: str | None, asked: str
     guess, the question is what the user typed.
 
     >>> search_queries(["重定向?"], "Redirects?", "zh", "en", Counter({"en": 9}))  # doctest: +NORMALIZE_WHITESPACE
-    [Query(text='Redirects?', dense=True, lexical=True, weight=1.0, kept=1),
+    [Query(text='Redirects?', dense=True, lexical=True, weight=1.0, kept=0),
      Query(text='重定向?', dense=False, lexical=True, weight=0.5, kept=2)]
     """
     if rewritten is None:
@@ -203,7 +207,7 @@ def retrieve(
     searched_densely = index.size > index.pending_chunks  # chunks not embedded yet are found by BM25 alone
     rankings: list[list[tuple[int, float]]] = []
     weights: list[float] = []
-    best: list[int] = []  # each ranking's own best hits, which stay among the k
+    best: list[int] = []  # the question's own best hits beside a rewrite, which stay among the k
     queries = [Query(q) if isinstance(q, str) else q for q in queries]
     versions = any(asks_about_versions(q.text) for q in queries)
     for query in queries:
@@ -212,11 +216,11 @@ def retrieve(
         if mode in ("hybrid", "dense") and (query.dense or mode == "dense") and searched_densely:
             rankings.append(keep(index.dense.search(embedder.embed(query.text), pool)))
             weights.append(query.weight)
-            best += first(rankings[-1], query.kept, index, versions)
+            best += first(rankings[-1], query, index, versions)
         if mode in ("hybrid", "bm25") and (query.lexical or mode == "bm25"):
             rankings.append(keep(index.lexical.search(tokenize(query.text), pool)))
             weights.append(query.weight)
-            best += first(rankings[-1], query.kept, index, versions)
+            best += first(rankings[-1], query, index, versions)
     if not rankings:
         return []
     fused = rrf([[i for i, _ in r] for r in rankings], weights=weights) if len(rankings) > 1 else rankings[0]
@@ -227,10 +231,26 @@ def retrieve(
     return [Hit(rank, i, index.chunks[i], score) for rank, (i, score) in enumerate(top, 1)]
 
 
-def first(ranking: Sequence[tuple[int, float]], n: int, index: Index, versions: bool) -> list[int]:
-    """A ranking's ``n`` best hits that it keeps among the k: a change log's only when the question asks about
-    versions (the log matches nearly every question)."""
-    return [i for i, _ in ranking[:n] if versions or not is_changelog(index.chunks[i].source)]
+def first(ranking: Sequence[tuple[int, float]], query: Query, index: Index, versions: bool) -> list[int]:
+    """The best hits a query's ranking keeps among the k (``Query.kept``), when its own words can find anything; a
+    change log's only when the question asks about versions (the log matches nearly every question)."""
+    common = COMMON if index.size >= COMMON_FROM else 1.0  # in a handful of chunks, every word looks common
+    if not query.kept or not finds_by_its_words(query.text, index.share, common):
+        return []
+    return [i for i, _ in ranking[: query.kept] if versions or not is_changelog(index.chunks[i].source)]
+
+
+def finds_by_its_words(text: str, share: Callable[[str], float], common: float = COMMON) -> bool:
+    """Whether a query has a word that says which part of the documents it is about: one found in some chunks, but
+    in at most ``common`` of them.
+
+    >>> shares = {"httpx": 0.75, "verify=false": 0.01, "ssl": 0.04}.get
+    >>> finds_by_its_words("httpx 怎么关闭 SSL 证书验证？", lambda w: shares(w, 0.0))
+    True
+    >>> finds_by_its_words("httpx 自带请求失败自动重试的功能吗？", lambda w: shares(w, 0.0))
+    False
+    """
+    return any(0.0 < share(word) <= common for word in tokenize(text))
 
 
 def widen(hits: Sequence[Hit], chunks: Sequence[Chunk], budget: int = READ_CHARS) -> list[Hit]:
