@@ -60,7 +60,7 @@ class Hit(NamedTuple):
 
 class Query(NamedTuple):
     """One query of a search, which rankers it goes to, its weight in the fusion, and how many of each of its
-    rankings' best hits stay among the k whatever the fusion says."""
+    rankings' best hits stay among the k whatever the fusion says (when its words can find anything)."""
 
     text: str
     dense: bool = True
@@ -124,8 +124,8 @@ def spread(ranked: Sequence[tuple[int, float]], page_of, most: int = PER_PAGE) -
 
 
 def keep_best(ranked: Sequence[tuple[int, float]], best: Sequence[int], k: int) -> list[tuple[int, float]]:
-    """The top ``k`` of a fused ranking, with the items of ``best`` (each ranking's own best hits) among them: each
-    missing one takes the place of the lowest item that is not in ``best``; the fused order is kept.
+    """The top ``k`` of a fused ranking, with the items of ``best`` (hits that must stay, such as the question's own
+    best beside a rewrite) among them, in place of the lowest others; the fused order is kept.
 
     >>> keep_best([(1, .9), (2, .8), (3, .7), (4, .6)], best=[4, 1], k=2)
     [(1, 0.9), (4, 0.6)]
