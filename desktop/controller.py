@@ -9,7 +9,6 @@ signals. Everything it does can be driven from a test without a window.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
 
 from repobot.engine.config import default_corpus
 from repobot.engine.pipeline import AskOptions, Done, Pipeline, Preview, Retrieved, Token
@@ -17,35 +16,10 @@ from repobot.engine.registry import ModelSet
 
 from .conversation import Conversation, Live, Ticket, Turn
 from .qt import QObject, Signal
+from .reports import IndexReport, index_report
 from .settings import Settings, SettingsStore
 from .tasks import Busy, TaskRunner
 from .watch import FolderWatcher
-
-
-class IndexReport(NamedTuple):
-    files: int
-    chunks: int
-    seconds: float
-    added: int
-    updated: int
-    removed: int
-    unchanged: int
-    problems: list[str]  # "source: reason" of skipped or damaged files, and notes
-    sources: list[str]
-    pending: int = 0  # chunks still to embed: until then they are found by BM25 alone
-    languages: tuple[str, ...] = ()  # the languages indexed, in a translated tree
-    available: tuple[tuple[str, int], ...] = ()  # a translated tree's languages and their pages, indexed or not
-
-
-def index_report(collection, report) -> IndexReport:
-    """What the window shows of a collection after an update (``report``: the engine's UpdateReport)."""
-    index = collection.index
-    return IndexReport(
-        len(index.files), len(index.chunks), report.seconds, len(report.added), len(report.updated), len(report.removed),
-        len(report.unchanged), [f"{p.source}: {p.reason}" for p in collection.problems] + collection.notes,
-        sorted(index.files), index.pending_chunks, tuple(sorted(collection.selected or ())),
-        tuple(sorted((collection.available or {}).items())),
-    )
 
 
 class Controller(QObject):

@@ -37,11 +37,9 @@ from typing import NamedTuple, Protocol, Sequence
 
 from .names import identifiers
 from .text import word_in
-from .tokens import content_words, tokenize
+from .tokens import COMMON, common_share, content_words, tokenize
 
 MIN_INFORMATIVE = 3  # covered informative words that make an absent key term a bystander (calibrated)
-COMMON = 0.2  # a word found in more than this share of chunks says nothing about the question …
-COMMON_FROM = 50  # … once there are this many chunks to tell (in a handful, every word looks common)
 QUESTION_WORDS = frozenset(
     tokenize(
         "support supports supported work works use using make get does way possible need want like enable "
@@ -141,10 +139,10 @@ def gate(
     absent = [t for t in terms if not present(t, corpus)]
     judged = rewritten if rewritten else (question if same_language else "")
     absent_tokens = {tok for t in absent for tok in tokenize(t)}
-    common = corpus.size >= COMMON_FROM
+    common = common_share(corpus.size)
     words = [
         w for w in content_words(judged)
-        if w not in QUESTION_WORDS and w not in absent_tokens and not (common and corpus.share(w) > COMMON)
+        if w not in QUESTION_WORDS and w not in absent_tokens and corpus.share(w) <= common
     ]
     passage_tokens = {tok for p in passages for tok in tokenize(p)}
     found = sorted(w for w in words if w in passage_tokens)

@@ -33,7 +33,7 @@ from .chunk import Chunk
 from .embed import Embedder
 from .errors import RepoBotError
 from .index import Index
-from .tokens import tokenize
+from .tokens import COMMON, common_share, tokenize
 
 MODES = ("hybrid", "bm25", "dense")
 RRF_K = 60
@@ -42,8 +42,6 @@ POOL = 30  # candidates each ranker contributes to the fusion
 PER_PAGE = 3  # hits one page may take before other pages get their turn (calibrated on the calibrate halves)
 READ_CHARS = 3000  # the hits the model reads grow with their neighbours up to this many characters (calibrated)
 CHANGELOG_WEIGHT = 0.5  # a change log chunk's fused score, unless the question asks about versions (calibrated)
-COMMON = 0.2  # a word in more of the chunks than this says nothing of which part of the documents a query is about …
-COMMON_FROM = 50  # … once there are this many chunks to tell
 CHANGELOGS = frozenset({"changelog", "changes", "history", "news", "release-notes", "release_notes", "releases",
                         "whatsnew", "whats-new"})
 _ABOUT_VERSIONS = re.compile(
@@ -213,14 +211,15 @@ def retrieve(
     for query in queries:
         if not query.text.strip():
             continue
+        kept = query.kept if query.kept and finds_by_its_words(query.text, index.share, common_share(index.size)) else 0
         if mode in ("hybrid", "dense") and (query.dense or mode == "dense") and searched_densely:
             rankings.append(keep(index.dense.search(embedder.embed(query.text), pool)))
             weights.append(query.weight)
-            best += first(rankings[-1], query, index, versions)
+            best += first(rankings[-1], kept, index, versions)
         if mode in ("hybrid", "bm25") and (query.lexical or mode == "bm25"):
             rankings.append(keep(index.lexical.search(tokenize(query.text), pool)))
             weights.append(query.weight)
-            best += first(rankings[-1], query, index, versions)
+            best += first(rankings[-1], kept, index, versions)
     if not rankings:
         return []
     fused = rrf([[i for i, _ in r] for r in rankings], weights=weights) if len(rankings) > 1 else rankings[0]
@@ -231,13 +230,10 @@ def retrieve(
     return [Hit(rank, i, index.chunks[i], score) for rank, (i, score) in enumerate(top, 1)]
 
 
-def first(ranking: Sequence[tuple[int, float]], query: Query, index: Index, versions: bool) -> list[int]:
-    """The best hits a query's ranking keeps among the k (``Query.kept``), when its own words can find anything; a
-    change log's only when the question asks about versions (the log matches nearly every question)."""
-    common = COMMON if index.size >= COMMON_FROM else 1.0  # in a handful of chunks, every word looks common
-    if not query.kept or not finds_by_its_words(query.text, index.share, common):
-        return []
-    return [i for i, _ in ranking[: query.kept] if versions or not is_changelog(index.chunks[i].source)]
+def first(ranking: Sequence[tuple[int, float]], n: int, index: Index, versions: bool) -> list[int]:
+    """A ranking's ``n`` best hits, which it keeps among the k; a change log's only when the question asks about
+    versions (the log matches nearly every question)."""
+    return [i for i, _ in ranking[:n] if versions or not is_changelog(index.chunks[i].source)]
 
 
 def finds_by_its_words(text: str, share: Callable[[str], float], common: float = COMMON) -> bool:

@@ -74,6 +74,19 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+COMMON = 0.2  # a word in more than this share of a folder's chunks says nothing of which part of it one means …
+COMMON_FROM = 50  # … once there are this many chunks to tell (in a handful, every word looks common)
+
+
+def common_share(size: int) -> float:
+    """The share of chunks above which a word is common in a folder of ``size`` chunks (none is, in a handful).
+
+    >>> common_share(900), common_share(12)
+    (0.2, 1.0)
+    """
+    return COMMON if size >= COMMON_FROM else 1.0
+
+
 GENERIC = frozenset(tokenize("use using used can way also doc documentation default option set"))
 
 

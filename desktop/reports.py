@@ -1,0 +1,31 @@
+"""What the window shows of a folder's index after an update: counts, problems, files and languages."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class IndexReport(NamedTuple):
+    files: int
+    chunks: int
+    seconds: float
+    added: int
+    updated: int
+    removed: int
+    unchanged: int
+    problems: list[str]  # "source: reason" of skipped or damaged files, and notes
+    sources: list[str]
+    pending: int = 0  # chunks still to embed: until then they are found by BM25 alone
+    languages: tuple[str, ...] = ()  # the languages indexed, in a translated tree
+    available: tuple[tuple[str, int], ...] = ()  # a translated tree's languages and their pages, indexed or not
+
+
+def index_report(collection, report) -> IndexReport:
+    """What the window shows of a collection after an update (``report``: the engine's UpdateReport)."""
+    index = collection.index
+    return IndexReport(
+        len(index.files), len(index.chunks), report.seconds, len(report.added), len(report.updated), len(report.removed),
+        len(report.unchanged), [f"{p.source}: {p.reason}" for p in collection.problems] + collection.notes,
+        sorted(index.files), index.pending_chunks, tuple(sorted(collection.selected or ())),
+        tuple(sorted((collection.available or {}).items())),
+    )
