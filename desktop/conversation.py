@@ -206,14 +206,16 @@ class Conversation(QObject):
         return root, hit
 
     def reason(self, link: str) -> str:
-        """What hovering a sentence shows: its status and why."""
+        """What hovering a sentence shows: its status and why, and the text it was checked as when translated."""
         if not link.startswith("sent:"):
             return ""
         try:
             s, _, _ = self.sentence(link)
         except (ValueError, IndexError):
             return ""
-        return f"{s.status}: {s.reason}" if s else ""
+        if s is None:
+            return ""
+        return f"{s.status}: {s.reason}" + (f" Checked as: {s.checked_as}" if s.checked_as else "")
 
     def source_target(self, n: int) -> tuple[Path, Hit] | None:
         """(root, hit) of source n of the last answer."""

@@ -231,18 +231,22 @@ def lacking_subject(model_answer: str, bystanders: Sequence[str]) -> list[str]:
 
 def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Unit, float]], lang: str,
            asked: str = "", lacking: Sequence[str] = (),
-           focus: Callable[[Sequence[str]], float] | None = None) -> Choice:
+           focus: Callable[[Sequence[str]], float] | None = None,
+           translate: Callable[[Choice], Choice] | None = None) -> Choice:
     """The verdict: the model's checked answer when it holds, else quotes, else the fixed phrase.
 
     ``lacking``: names of the question that the documents lack. When the failed
     answer is about one of them, quotes would be about something else: the
     fixed phrase is shown. ``focus``: how well some texts match the question;
     a checked answer that may miss the point (``off_point``) gets quotes after it.
+    ``translate``: puts a checked answer written in the documents' language into ``lang``.
     """
     if said_not_found(sentences):
         return not_found(lang)
     if model_passes(sentences):
         choice = verified(sentences, answer, [u for u, _ in ranked])
+        if translate is not None:
+            choice = translate(choice)
         if focus is not None and off_point(focus(said(choice.sentences)), ranked):
             return also_quoted(choice, ranked, lang, asked)
         return choice

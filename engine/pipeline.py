@@ -1,7 +1,10 @@
 """Pipeline: one question through the whole path, in order; every step is a function of its own module.
 
     clean -> rewrite (other language) -> retrieve -> quoted preview -> gate -> prompt -> generate
-          -> check (form, support) -> choose what is shown
+          -> check (form, support) -> choose what is shown -> translate it (other language)
+
+A question in another language than the documents' is answered in theirs, to
+its rewrite, checked there, and its checked sentences translated (translate.py).
 
 ``ask_stream`` is a generator of events (Retrieved, Preview, Token…, Done), so
 a GUI worker can forward each as it comes and a CLI can print it; ``ask`` runs
@@ -41,6 +44,7 @@ from .rewrite import (
 )
 from .support import SupportChecker, Unit, answer_sentences
 from .text import segments
+from .translate import model_question, pair_up, to_translate, translated
 
 MAX_QUESTION_CHARS = 2000
 REWRITES = ("auto", "always", "never")
@@ -205,8 +209,10 @@ class Pipeline:
         yield Retrieved(hits)
 
         asked = found.standalone or question  # what the model is asked: the passages alone explain no "it"
+        into = answer_language(index.primary_language).code  # German docs: the model can only write English
+        put, writes_in = model_question(asked, rewritten, detect_language(asked), lang, into)
         texts = [h.chunk.text for h in hits]
-        checker, ranked = self.checker(asked, rewritten, hits, index.chunks)
+        checker, ranked = self.checker(put, [asked, rewritten or ""], hits, index.chunks)
         asked_text = f"{asked} {rewritten or ''}"  # what a quote should name something beyond
         preview = extractive(ranked, lang, asked=asked_text)
         if preview:
@@ -230,12 +236,12 @@ class Pipeline:
             return
 
         style = options.style._replace(strict=options.strict)
-        passages, trim_notes = self.fit(asked, prompt_passages(hits, ranked, options.trim), lang, options, style)
+        passages, trim_notes = self.fit(put, prompt_passages(hits, ranked, options.trim), writes_in, options, style)
         answer.notes += trim_notes
         if len(passages) < len(hits):  # the checker and the quotes may cite only the passages the model read
-            checker, ranked = self.checker(asked, rewritten, hits[: len(passages)], index.chunks)
+            checker, ranked = self.checker(put, [asked, rewritten or ""], hits[: len(passages)], index.chunks)
         answer.retrieved = hits[: len(passages)]
-        answer.prompt = build_messages(asked, passages, lang=lang, style=style)
+        answer.prompt = build_messages(put, passages, lang=writes_in, style=style)
         timings.prompt_tokens = self.models.llm.count_tokens("".join(m["content"] for m in answer.prompt))
         generation = Generation(self.models.llm, answer.prompt, max_tokens=options.max_tokens,
                                 cancel=cancel or threading.Event())
@@ -249,33 +255,39 @@ class Pipeline:
         if generation.stop_reason in ("repetition", "length", "cancelled"):
             answer.notes.append(f"Generation stopped: {generation.stop_reason}.")
         self.finish(answer, generation.text, checker, ranked, index.primary_language, asked_text, verdict_gate,
-                    queries=[asked, rewritten or ""])
+                    queries=[asked, rewritten or ""], written_in=writes_in)
         timings.total_ms = (time.perf_counter() - started) * 1000
         yield Done(answer)
 
-    def checker(self, asked: str, rewritten: str | None, hits: Sequence[Hit],
+    def checker(self, put: str, queries: Sequence[str], hits: Sequence[Hit],
                 chunks: Sequence) -> tuple[SupportChecker, list[tuple[Unit, float]]]:
-        """The support checker over these hits, and their units ranked against the question (and its rewrite)."""
-        checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits], question=asked,
+        """The support checker over these hits (``put``: the question the model answers, which an answer sentence
+        may not merely repeat), and their units ranked against ``queries`` (the question and its rewrite)."""
+        checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits], question=put,
                                  sections=[opening_section(h, chunks) for h in hits])
-        return checker, checker.rank_units([asked, rewritten or ""])
+        return checker, checker.rank_units(queries)
 
     def finish(self, answer: Answer, model_answer: str, checker: SupportChecker, ranked, corpus_language: str,
-               asked_text: str, judged: GateResult = GateResult(True, [], []), queries: Sequence[str] = ()) -> None:
+               asked_text: str, judged: GateResult = GateResult(True, [], []), queries: Sequence[str] = (),
+               written_in: str | None = None) -> None:
         """Check the model's answer (form and support) and choose what the user is shown; ``asked_text`` is the
         question text the preview's quotes were chosen against, so the final quotes are chosen the same way;
         ``judged`` is the gate's verdict: the question's terms the documents lack, which it let through, and
         whether the question names anything else specific that they have; ``queries``: the question and its
-        rewrite, as the passages' sentences were ranked against them."""
+        rewrite, as the passages' sentences were ranked against them; ``written_in``: the language the model
+        wrote in (the answer's, unless it answered in the documents' language to be translated after)."""
         answer.model_answer = model_answer
         answer.check = check_citations(model_answer, len(answer.retrieved))
         into = answer_language(corpus_language).code  # German docs: the model can only give English, as is
-        wanted = answer.language != into and answer.stop_reason != "cancelled"  # Stop means no more model calls
-        translations = self.translate_sentences(model_answer, corpus_language) if wanted else {}
+        written_in = written_in or answer.language
+        more_calls = answer.stop_reason != "cancelled"  # Stop means no more model calls
+        translations = self.translate_sentences(model_answer, into) if written_in != into and more_calls else {}
         answer.sentences = checker.check_answer(model_answer, translations, judged.bystanders)
         lacking = [] if judged.anchored else judged.bystanders  # "Django" beside WSGITransport is the user's setup
+        wanted = written_in != answer.language and more_calls
         choice = choose(answer.sentences, model_answer, ranked, answer.language, asked_text, lacking,
-                        focus=lambda texts: checker.relevance(texts, queries))
+                        focus=lambda texts: checker.relevance(texts, queries),
+                        translate=(lambda shown: self.translate_choice(shown, answer.language)) if wanted else None)
         answer.verdict, answer.final_answer, answer.final_sentences = choice
         if choice.verdict == "not_found":
             answer.missing_terms = lacking_subject(model_answer, lacking)
@@ -283,10 +295,17 @@ class Pipeline:
     def translate_sentences(self, text: str, target: str) -> dict[str, str]:
         """The answer's prose sentences translated into the documents' language, for the support check."""
         sentences = [s for seg in segments(text) if not seg.is_code for s in answer_sentences(seg.text)]
+        return self._translate(sentences, target, 48)
+
+    def translate_choice(self, choice: Choice, target: str) -> Choice:
+        """A checked answer's shown sentences in language ``target`` (the user's), where translated faithfully."""
+        return translated(choice, self._translate(to_translate(choice), target, 80))
+
+    def _translate(self, sentences: Sequence[str], target: str, tokens_each: int) -> dict[str, str]:
         if not sentences:
             return {}
-        output = self._complete(sentences_messages(sentences, answer_language(target).code), 48 * len(sentences) + 32)
-        return {s: t for s, t in zip(sentences, parse_numbered(output, len(sentences))) if t}
+        output = self._complete(sentences_messages(sentences, target), tokens_each * len(sentences) + 32)
+        return pair_up(sentences, parse_numbered(output, len(sentences)))
 
     def _complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
         with self.models.lock:

@@ -67,6 +67,20 @@ class FakeLLM(LLM):
             yield self.reply[i : i + self.piece]
 
 
+class ByTaskLLM(FakeLLM):
+    """Replies by what it is asked: to translate the question, to answer from the passages, or to translate lines."""
+
+    def __init__(self, question_en: str, answer_en: str, lines: str):
+        super().__init__("")
+        self.replies = {"Translate the user's question": question_en, "<docs>": answer_en,
+                        "Translate each numbered line": lines}
+
+    def stream_chat(self, messages, *, max_tokens):
+        text = " ".join(m["content"] for m in messages[::len(messages) - 1 or 1])  # the rules and the last turn
+        self.reply = next(reply for cue, reply in self.replies.items() if cue in text)
+        return super().stream_chat(messages, max_tokens=max_tokens)
+
+
 register_embedder("fake", FakeEmbedder)
 
 

@@ -9,7 +9,7 @@ from repobot.desktop.settings import Settings, SettingsStore
 from repobot.desktop.tasks import Busy
 from repobot.desktop.window import MainWindow
 from repobot.engine.registry import register_embedder
-from tests.conftest import FakeEmbedder, FakeLLM, register_fake_llm
+from tests.conftest import ByTaskLLM, FakeEmbedder, FakeLLM, register_fake_llm
 
 ANSWER = "HTTPX does not follow redirects by default [1]. Pass `follow_redirects=True` to enable it [1]."
 
@@ -115,6 +115,17 @@ def test_clicking_a_citation_opens_the_file_scrolled_to_the_cited_lines(window, 
     assert win.open_link("sent:0:final:0")
     assert "supported" in win.controller.conversation.reason("sent:0:final:0")
     assert not win.open_link("cite:0:9") and "does not exist" in win.chat.banner.text()
+
+
+def test_a_chinese_question_gets_the_translated_checked_answer_and_hover_shows_what_was_checked(window, qtbot):
+    llm = ByTaskLLM("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].",
+                    "1. HTTPX 默认不跟随重定向。")
+    win = window(llm=llm)
+    turn = ask_and_wait(qtbot, win, "HTTPX 默认会跟随重定向吗？")
+    assert turn.answer.verdict == "verified" and turn.answer.final_answer == "HTTPX 默认不跟随重定向 [1]。"
+    assert "HTTPX 默认不跟随重定向" in win.chat.conversation.toPlainText()
+    hover = win.controller.conversation.reason("sent:0:final:0")
+    assert hover.startswith("supported") and hover.endswith("Checked as: HTTPX does not follow redirects by default.")
 
 
 def test_the_viewer_reads_a_file_as_the_index_did(window, docs, monkeypatch):

@@ -39,9 +39,11 @@ def test_lesson_redirects_in_chinese_is_answered_in_chinese_and_cited(httpx_pipe
     assert answer.verdict == "verified", answer.model_answer
     assert "follow_redirects=True" in answer.final_answer
     assert {"compatibility.md", "quickstart.md"} & {h.chunk.source for h in answer.sources}
+    # written in English to the question's rewrite, checked in English, shown translated into Chinese
+    assert answer.prompt[-1]["content"].endswith(f"\n\nQuestion: {answer.searched_for}")
     prose = [s for s in answer.final_sentences if not s.is_code and s.status != "exempt"]
-    assert prose and all(any("\u4e00" <= ch <= "\u9fff" for ch in s.text) for s in prose)  # written in Chinese
-    assert all(s.checked_as for s in answer.sentences if not s.is_code and s.status != "exempt")
+    assert prose and all(any("\u4e00" <= ch <= "\u9fff" for ch in s.text) for s in prose), answer.final_answer
+    assert all(s.checked_as and not any("\u4e00" <= ch <= "\u9fff" for ch in s.checked_as) for s in prose)
 
 
 def test_lesson_http3_gives_exactly_the_escape_phrase(httpx_pipe):

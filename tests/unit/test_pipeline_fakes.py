@@ -5,7 +5,7 @@ import pytest
 from repobot.engine.errors import RepoBotError
 from repobot.engine.pipeline import AskOptions, Done, Pipeline, Preview, Retrieved, Token
 from repobot.engine.prompt import PromptStyle, system_prompt
-from tests.conftest import FakeLLM, fake_models
+from tests.conftest import ByTaskLLM, FakeLLM, fake_models
 
 
 def make(docs, reply):
@@ -216,3 +216,31 @@ def test_stop_means_no_more_model_calls(docs):
             assert event.answer.stop_reason == "cancelled"
     asked = [call[0]["content"] for call in models.llm.calls]
     assert len(asked) == 2, asked  # the question's translation and the answer, no translation of the answer
+
+
+def test_a_question_in_another_language_is_answered_in_the_documents_language_then_translated(docs):
+    llm = ByTaskLLM("Does HTTPX follow redirects by default?",
+                    "HTTPX does not follow redirects by default [1]. Pass `follow_redirects=True` to enable them [1].",
+                    "1. HTTPX 默认不跟随重定向。\n2. 传入 `follow_redirects=True` 即可启用。")
+    answer = Pipeline(docs, models=fake_models(llm=llm)).ask("HTTPX 默认会跟随重定向吗？", AskOptions(k=3))
+    prompt = answer.prompt[-1]["content"]
+    assert prompt.endswith("Question: Does HTTPX follow redirects by default?")  # the rewrite, alone
+    assert "Answer in English" in answer.prompt[0]["content"]
+    assert answer.verdict == "verified" and answer.language == "zh"
+    assert answer.final_answer == ("HTTPX 默认不跟随重定向 [1]。 传入 `follow_redirects=True` 即可启用 [3]。\n\n"
+                                   "```\nclient.get(url, follow_redirects=True)\n```")  # [3]: the checker's correction
+    assert [s.checked_as for s in answer.final_sentences] == [  # the code block the sentence introduces is as is
+        "HTTPX does not follow redirects by default.", "Pass `follow_redirects=True` to enable them.", None]
+    # checked in English, as written: the second cites [1], but the passage that says it is [3]
+    assert [s.status for s in answer.sentences] == ["supported", "miscited"]
+    assert len(llm.calls) == 3  # the question's translation, the answer, the answer's translation
+
+
+def test_a_translation_that_drops_a_name_is_not_shown(docs):
+    """The line that loses `follow_redirects=True` is shown in English, as it was checked."""
+    llm = ByTaskLLM("Does HTTPX follow redirects by default?",
+                    "HTTPX does not follow redirects by default [1]. Pass `follow_redirects=True` to enable them [1].",
+                    "1. HTTPX 默认不跟随重定向。\n2. 传入参数即可启用。")
+    answer = Pipeline(docs, models=fake_models(llm=llm)).ask("HTTPX 默认会跟随重定向吗？", AskOptions(k=3))
+    assert answer.final_answer.startswith("HTTPX 默认不跟随重定向 [1]。 Pass `follow_redirects=True` to enable them [3].")
+    assert answer.final_sentences[0].checked_as and answer.final_sentences[1].checked_as is None

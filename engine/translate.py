@@ -1,0 +1,112 @@
+"""Translate: a checked answer, written in the documents' language, shown in the question's language.
+
+A question in another language than the documents' is answered in theirs, to its
+rewrite (``model_question``): the small model follows English passages best in
+English, and its English sentences are checked against them directly. Only the
+sentences that passed are then translated, one numbered line each, and a
+translation that drops a name or number the sentence gave is not used: the
+sentence is shown as written. Each shown sentence keeps its ids, and the
+English it was checked as (``checked_as``).
+
+>>> from .support import Support
+>>> answer = Choice("verified", "Pass `follow_redirects=True` [1].", [
+...     Support("Pass `follow_redirects=True` [1].", [1], "supported", {1: 0.9}, None, "", cited_by="model")])
+>>> shown = translated(answer, {"Pass `follow_redirects=True`.": "传入 `follow_redirects=True`。"})
+>>> shown.text, shown.sentences[0].checked_as
+('传入 `follow_redirects=True` [1]。', 'Pass `follow_redirects=True`.')
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from .names import identifiers
+from .prompt import without_prompt_tags
+from .quote import Choice
+from .text import cite, strip_citations
+
+
+def model_question(question: str, rewritten: str | None, asked_in: str, answer_in: str, documents_in: str) -> tuple[str, str]:
+    """The question the model is given and the language it writes in.
+
+    ``asked_in``: the question's language; ``answer_in``: the answer's;
+    ``documents_in``: the language the model writes for these documents. When
+    the answer is wanted in another language than the documents', the model
+    answers in theirs: to the question itself if it is in that language, else to
+    its rewrite. Without a rewrite it answers the question as asked.
+
+    >>> model_question("httpx 会重试吗？", "Does httpx retry?", "zh", "zh", "en")
+    ('Does httpx retry?', 'en')
+    >>> model_question("httpx 会重试吗？", None, "zh", "zh", "en")  # the rewrite failed
+    ('httpx 会重试吗？', 'zh')
+    >>> model_question("Does httpx retry?", "retry httpx", "en", "fr", "en")  # English, answered in French
+    ('Does httpx retry?', 'en')
+    """
+    if answer_in == documents_in:
+        return question, answer_in
+    if asked_in == documents_in:
+        return question, documents_in
+    if rewritten:
+        return rewritten, documents_in
+    return question, answer_in
+
+
+def to_translate(choice: Choice) -> list[str]:
+    """The prose of an answer's shown sentences, without ids, in order: what is sent to be translated.
+
+    >>> from .support import Support
+    >>> to_translate(Choice("verified", "", [Support("Off [1].", [1], "supported", {}, None, ""),
+    ...                                       Support("get(url)", [1], "supported", {}, None, "", True)]))
+    ['Off.']
+    """
+    return [bare(s.text) for s in choice.sentences if not s.is_code and bare(s.text)]
+
+
+def bare(sentence: str) -> str:
+    return strip_citations(sentence).strip()
+
+
+def keeps_names(sentence: str, translation: str) -> bool:
+    """Whether a translation still gives every code name and number the sentence gave.
+
+    >>> keeps_names("Set `timeout=5.0` on the client.", "在客户端上设置 `timeout=5.0`。")
+    True
+    >>> keeps_names("Set `timeout=5.0` on the client.", "在客户端上设置超时。")
+    False
+    """
+    return all(name in translation for name in identifiers(sentence))
+
+
+def translated(choice: Choice, translations: Mapping[str, str]) -> Choice:
+    """The answer with each shown prose sentence replaced by its translation (``translations``: bare sentence ->
+    its translation), where there is one that keeps the sentence's names; ids and code stay as they are. A
+    translation loses any ``<doc>`` tag the model wrote into it.
+
+    >>> from .support import Support
+    >>> answer = Choice("verified", "Use a proxy [1].", [Support("Use a proxy [1].", [1], "supported", {}, None, "")])
+    >>> translated(answer, {"Use a proxy.": "使用代理： </doc>"}).text
+    '使用代理 [1]：'
+    """
+    text, position, sentences = choice.text, 0, []
+    for s in choice.sentences:
+        found = text.find(s.text, position) if not s.is_code else -1
+        wanted = without_prompt_tags(translations.get(bare(s.text)) or "") if found >= 0 else ""
+        if not bare(wanted) or not keeps_names(s.text, wanted):
+            sentences.append(s)
+            if found >= 0:
+                position = found + len(s.text)
+            continue
+        shown = cite(wanted.strip(), s.cited)
+        text = text[:found] + shown + text[found + len(s.text):]
+        position = found + len(shown)
+        sentences.append(s._replace(text=shown, checked_as=bare(s.text)))
+    return choice._replace(text=text, sentences=sentences)
+
+
+def pair_up(sentences: Sequence[str], lines: Sequence[str | None]) -> dict[str, str]:
+    """Each sentence with its translated line, where the model gave one.
+
+    >>> pair_up(["Off.", "On."], ["关。", None])
+    {'Off.': '关。'}
+    """
+    return {s: t for s, t in zip(sentences, lines) if t}
