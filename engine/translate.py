@@ -63,6 +63,7 @@ def to_translate(choice: Choice) -> list[str]:
 
 
 def bare(sentence: str) -> str:
+    """A sentence without its ids: how it is sent to be translated, and recorded as ``checked_as``."""
     return strip_citations(sentence).strip()
 
 
