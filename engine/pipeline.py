@@ -33,18 +33,17 @@ from .errors import RepoBotError
 from .gate import GateResult, gate
 from .generate import Generation
 from .languages import answer_language, detect_language, language
-from .prompt import Piece, PromptStyle, TAG_COST, build_messages, fit_budget, link_text, trim_passage
+from .prompt import Piece, PromptStyle, build_messages, fit_passages, link_text, trim_passage
 from .quote import Choice, evidence, extractive
 from .registry import ModelSet
 from .result import Answer, Timings
 from .retrieve import READ_CHARS, Hit, check_mode, opening_section, retrieve, search_queries, widen
 from .rewrite import (
-    accept_query, accept_standalone, accept_terms, followup_messages, in_context, is_followup, parse_numbered,
-    query_messages, sentences_messages, translation_messages,
+    accept_query, accept_standalone, accept_terms, followup_messages, in_context, is_followup, query_messages,
+    translation_messages,
 )
-from .support import SupportChecker, Unit, answer_sentences
-from .text import segments
-from .translate import model_question, pair_up, to_translate, translated
+from .support import SupportChecker, Unit
+from .translate import for_the_check, model_question, shown_in
 
 MAX_QUESTION_CHARS = 2000
 REWRITES = ("auto", "always", "never")
@@ -236,7 +235,10 @@ class Pipeline:
             return
 
         style = options.style._replace(strict=options.strict)
-        passages, trim_notes = self.fit(put, prompt_passages(hits, ranked, options.trim), writes_in, options, style)
+        llm = self.models.llm
+        passages, trim_notes = fit_passages(put, prompt_passages(hits, ranked, options.trim), lang=writes_in,
+                                            style=style, count_tokens=llm.count_tokens, n_ctx=llm.n_ctx,
+                                            max_tokens=options.max_tokens)
         answer.notes += trim_notes
         if len(passages) < len(hits):  # the checker and the quotes may cite only the passages the model read
             checker, ranked = self.checker(put, [asked, rewritten or ""], hits[: len(passages)], index.chunks)
@@ -281,59 +283,20 @@ class Pipeline:
         into = answer_language(corpus_language).code  # German docs: the model can only give English, as is
         written_in = written_in or answer.language
         more_calls = answer.stop_reason != "cancelled"  # Stop means no more model calls
-        translations = self.translate_sentences(model_answer, into) if written_in != into and more_calls else {}
+        translations = for_the_check(self._complete, model_answer, into) if written_in != into and more_calls else {}
         answer.sentences = checker.check_answer(model_answer, translations, judged.bystanders)
         lacking = [] if judged.anchored else judged.bystanders  # "Django" beside WSGITransport is the user's setup
         wanted = written_in != answer.language and more_calls
         choice = choose(answer.sentences, model_answer, ranked, answer.language, asked_text, lacking,
                         focus=lambda texts: checker.relevance(texts, queries),
-                        translate=(lambda shown: self.translate_choice(shown, answer.language)) if wanted else None)
+                        translate=(lambda shown: shown_in(self._complete, shown, answer.language)) if wanted else None)
         answer.verdict, answer.final_answer, answer.final_sentences = choice
         if choice.verdict == "not_found":
             answer.missing_terms = lacking_subject(model_answer, lacking)
 
-    def translate_sentences(self, text: str, target: str) -> dict[str, str]:
-        """The answer's prose sentences translated into the documents' language, for the support check."""
-        sentences = [s for seg in segments(text) if not seg.is_code for s in answer_sentences(seg.text)]
-        return self._translate(sentences, target, 48)
-
-    def translate_choice(self, choice: Choice, target: str) -> Choice:
-        """A checked answer's shown sentences in language ``target`` (the user's), where translated faithfully."""
-        return translated(choice, self._translate(to_translate(choice), target, 80))
-
-    def _translate(self, sentences: Sequence[str], target: str, tokens_each: int) -> dict[str, str]:
-        if not sentences:
-            return {}
-        output = self._complete(sentences_messages(sentences, target), tokens_each * len(sentences) + 32)
-        return pair_up(sentences, parse_numbered(output, len(sentences)))
-
     def _complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
         with self.models.lock:
             return "".join(Generation(self.models.llm, messages, max_tokens=max_tokens)).strip()
-
-    def fit(self, question: str, passages: Sequence[tuple[str, str]], lang: str, options: AskOptions,
-            style: PromptStyle) -> tuple[list[tuple[str, str]], list[str]]:
-        """Passages that fit the model's context with the rules and the question whole; cut from the last one."""
-        llm = self.models.llm
-        fixed = sum(llm.count_tokens(m["content"]) for m in build_messages(question, [], lang=lang, style=style)) + 64
-        budget = llm.n_ctx - options.max_tokens - fixed
-        if budget <= TAG_COST:
-            raise RepoBotError(
-                f"The model's context ({llm.n_ctx} tokens) is too small for the rules, the question and a "
-                f"{options.max_tokens}-token answer. Choose a model with a larger context or ask a shorter question."
-            )
-        costs = [llm.count_tokens(text) for _, text in passages]
-        kept, notes = [], []
-        for (source, text), cost, room in zip(passages, costs, fit_budget(costs, budget)):
-            if room == 0:
-                break
-            if room < cost:
-                text = text[: int(len(text) * room / cost)]
-                notes.append(f"Passage {len(kept) + 1} was shortened to fit the model's context.")
-            kept.append((source, text))
-        if len(kept) < len(passages):
-            notes.append(f"{len(passages) - len(kept)} passage(s) left out to fit the model's {llm.n_ctx}-token context.")
-        return kept, notes
 
 
 def prompt_passages(hits: Sequence[Hit], ranked: Sequence[tuple[Unit, float]], trim: int) -> list[tuple[str, str]]:

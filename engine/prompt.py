@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Sequence
 
+from .errors import RepoBotError
 from .languages import language
 from .text import drop_link_definitions, outside_code
 
@@ -210,3 +211,33 @@ def fit_budget(costs: Sequence[int], budget: int, *, least: int = 50) -> list[in
             kept.append(0)
             used = budget
     return kept
+
+
+def fit_passages(question: str, passages: Sequence[tuple[str, str]], *, lang: str, style: PromptStyle,
+                 count_tokens, n_ctx: int, max_tokens: int) -> tuple[list[tuple[str, str]], list[str]]:
+    """Passages that fit a model's context (``n_ctx`` tokens, counted by ``count_tokens``) with the rules, the
+    question whole and a ``max_tokens`` answer; cut from the last one. Returns them and notes on what was cut.
+
+    >>> fit_passages("Q?", [("a.md", "x " * 300)], lang="en", style=PromptStyle(), count_tokens=len, n_ctx=1200,
+    ...              max_tokens=100)[1]
+    ["Passage 1 was shortened to fit the model's context."]
+    """
+    fixed = sum(count_tokens(m["content"]) for m in build_messages(question, [], lang=lang, style=style)) + 64
+    budget = n_ctx - max_tokens - fixed
+    if budget <= TAG_COST:
+        raise RepoBotError(
+            f"The model's context ({n_ctx} tokens) is too small for the rules, the question and a "
+            f"{max_tokens}-token answer. Choose a model with a larger context or ask a shorter question."
+        )
+    costs = [count_tokens(text) for _, text in passages]
+    kept, notes = [], []
+    for (source, text), cost, room in zip(passages, costs, fit_budget(costs, budget)):
+        if room == 0:
+            break
+        if room < cost:
+            text = text[: int(len(text) * room / cost)]
+            notes.append(f"Passage {len(kept) + 1} was shortened to fit the model's context.")
+        kept.append((source, text))
+    if len(kept) < len(passages):
+        notes.append(f"{len(passages) - len(kept)} passage(s) left out to fit the model's {n_ctx}-token context.")
+    return kept, notes

@@ -6,7 +6,9 @@ English, and its English sentences are checked against them directly. Only the
 sentences that passed are then translated, one numbered line each, and a
 translation that drops a name or number the sentence gave is not used: the
 sentence is shown as written. Each shown sentence keeps its ids, and the
-English it was checked as (``checked_as``).
+English it was checked as (``checked_as``). The model is reached through a
+``complete`` function (messages, token cap -> reply), so this module never
+loads one.
 
 >>> from .support import Support
 >>> answer = Choice("verified", "Pass `follow_redirects=True` [1].", [
@@ -18,12 +20,16 @@ English it was checked as (``checked_as``).
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from .names import identifiers
 from .prompt import without_prompt_tags
 from .quote import Choice
-from .text import cite, strip_citations
+from .rewrite import parse_numbered, sentences_messages
+from .support import answer_sentences
+from .text import cite, segments, strip_citations
+
+Complete = Callable[[list[dict[str, str]], int], str]  # the model's reply to some messages, within a token cap
 
 
 def model_question(question: str, rewritten: str | None, asked_in: str, answer_in: str, documents_in: str) -> tuple[str, str]:
@@ -104,10 +110,24 @@ def translated(choice: Choice, translations: Mapping[str, str]) -> Choice:
     return choice._replace(text=text, sentences=sentences)
 
 
-def pair_up(sentences: Sequence[str], lines: Sequence[str | None]) -> dict[str, str]:
-    """Each sentence with its translated line, where the model gave one.
+def translate_lines(complete: Complete, sentences: Sequence[str], target: str, tokens_each: int) -> dict[str, str]:
+    """Each sentence with its translation into ``target``, where the model gave one (one call, numbered lines).
 
-    >>> pair_up(["Off.", "On."], ["关。", None])
+    >>> translate_lines(lambda messages, cap: "1. 关。", ["Off.", "On."], "zh", 48)
     {'Off.': '关。'}
     """
-    return {s: t for s, t in zip(sentences, lines) if t}
+    if not sentences:
+        return {}
+    output = complete(sentences_messages(sentences, target), tokens_each * len(sentences) + 32)
+    return {s: t for s, t in zip(sentences, parse_numbered(output, len(sentences))) if t}
+
+
+def for_the_check(complete: Complete, answer: str, target: str) -> dict[str, str]:
+    """An answer's prose sentences in the documents' language ``target``, which the support check reads beside them."""
+    sentences = [s for seg in segments(answer) if not seg.is_code for s in answer_sentences(seg.text)]
+    return translate_lines(complete, sentences, target, 48)
+
+
+def shown_in(complete: Complete, choice: Choice, target: str) -> Choice:
+    """A checked answer's shown sentences in language ``target`` (the user's), where translated faithfully."""
+    return translated(choice, translate_lines(complete, to_translate(choice), target, 80))
