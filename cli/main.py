@@ -113,7 +113,7 @@ def cmd_search(args) -> int:
 
 
 def cmd_ask(args) -> int:
-    from repobot.engine.pipeline import AskOptions, Done, Preview, Retrieved, Token
+    from repobot.engine.pipeline import AskOptions, Done, Drafting, Preview, Retrieved, Token
 
     pipe = _pipeline(args, with_model=True)
     options = AskOptions(
@@ -132,7 +132,9 @@ def cmd_ask(args) -> int:
             if isinstance(event, Retrieved) and not args.json:
                 print("Retrieved: " + "  ".join(f"[{h.rank}] {h.chunk.source}" for h in event.hits), file=out)
             elif isinstance(event, Preview) and not args.json:
-                print(f"{event.choice.text}\n\nModel answer (being written, not yet checked):", file=out)
+                print(event.choice.text, file=out)
+            elif isinstance(event, Drafting) and not args.json:
+                print(f"\n{event.label}", file=out)
             elif isinstance(event, Token) and not args.json:
                 out.write(event.text)
                 out.flush()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from repobot.engine.config import default_corpus
-from repobot.engine.pipeline import AskOptions, Done, Pipeline, Preview, Retrieved, Token
+from repobot.engine.pipeline import AskOptions, Done, Drafting, Pipeline, Preview, Retrieved, Token
 from repobot.engine.registry import ModelSet
 
 from .conversation import Conversation, Live, Ticket, Turn
@@ -35,6 +35,7 @@ class Controller(QObject):
     collections_changed = Signal()
     retrieved = Signal(object, object)  # root, [Hit]
     preview = Signal(object)  # Choice
+    drafting = Signal(str)  # the line above the streamed text: the language the model writes in
     token = Signal(str)
     answered = Signal(object)  # Turn
     ask_failed = Signal()
@@ -307,6 +308,8 @@ class Controller(QObject):
         elif isinstance(event, Preview):
             self.conversation.live = self.conversation.live._replace(preview=event.choice)
             self.preview.emit(event.choice)
+        elif isinstance(event, Drafting):
+            self.drafting.emit(event.label)
         elif isinstance(event, Token):
             self.token.emit(event.text)
 

@@ -18,6 +18,7 @@ import re
 from markdown_it import MarkdownIt
 
 from repobot.engine.answer import ALSO
+from repobot.engine.pipeline import WRITING
 from repobot.engine.quote import Choice
 from repobot.engine.result import Answer
 from repobot.engine.support import Support
@@ -139,14 +140,15 @@ def timings_text(answer: Answer) -> str:
             f"{t.tokens_per_s:.0f} tokens/s · {html.escape(answer.model)}")
 
 
-def pending_html(question: str, preview: Choice | None) -> str:
-    """While the model writes: the quotes shown at once, then a grey line under which its text streams in (the
-    chat panel adds each piece at the end), visibly not yet checked."""
+def pending_html(question: str, preview: Choice | None, writing: str = WRITING) -> str:
+    """While the model writes: the quotes shown at once, then a grey line (``writing``: in which language the model
+    writes, when it is not the answer's) under which its text streams in (the chat panel adds each piece at the end),
+    visibly not yet checked."""
     parts = [question_html(question)]
     if preview is not None:
         parts.append(f'<p style="color:#9a6700"><b>{PREVIEW_TEXT}</b></p>')
         parts.append("<p>" + "".join(sentence_html(-1, "preview", i, s) for i, s in enumerate(preview.sentences)) + "</p>")
-    parts.append('<p style="color:#57606a"><i>The model is writing (not checked yet):</i><br>▍</p>')
+    parts.append(f'<p style="color:#57606a"><i>{html.escape(writing)}</i><br>▍</p>')
     return "\n".join(parts)
 
 

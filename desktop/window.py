@@ -60,6 +60,7 @@ class MainWindow(QMainWindow):
         c.asking.connect(self.chat.begin)
         c.retrieved.connect(self.chat.show_retrieved)
         c.preview.connect(self.chat.show_preview)
+        c.drafting.connect(self.chat.show_drafting)
         c.token.connect(self.chat.add_token)
         c.answered.connect(lambda _turn: self.show_turns())
         c.ask_failed.connect(self.show_turns)

@@ -6,7 +6,7 @@
 A question in another language than the documents' is answered in theirs, to
 its rewrite, checked there, and its checked sentences translated (translate.py).
 
-``ask_stream`` is a generator of events (Retrieved, Preview, Token…, Done), so
+``ask_stream`` is a generator of events (Retrieved, Preview, Drafting, Token…, Done), so
 a GUI worker can forward each as it comes and a CLI can print it; ``ask`` runs
 it to the end. The models live in a ``ModelSet`` and the index in a
 ``Collection``; the pipeline only orchestrates.
@@ -48,6 +48,7 @@ from .translate import for_the_check, model_question, shown_in
 MAX_QUESTION_CHARS = 2000
 REWRITES = ("auto", "always", "never")
 DEFAULT_STYLE = PromptStyle(example=True)  # chosen with benchmarks/prompt_variants.py
+WRITING = "The model is writing (not checked yet):"
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,25 @@ class Preview(NamedTuple):
     choice: Choice  # quotes shown at once, while the model writes
 
 
+class Drafting(NamedTuple):
+    """The model starts writing, in ``language``; ``shown_in``: the language its checked answer is shown in."""
+
+    language: str
+    shown_in: str
+
+    @property
+    def label(self) -> str:
+        """What is shown above the streamed text.
+
+        >>> Drafting("en", "zh").label
+        "The model is writing in English, the documents' language (not checked yet; the checked answer is shown in Chinese):"
+        """
+        if self.language == self.shown_in:
+            return WRITING
+        return (f"The model is writing in {language(self.language).name}, the documents' language (not checked yet; "
+                f"the checked answer is shown in {language(self.shown_in).name}):")
+
+
 class Token(NamedTuple):
     text: str
 
@@ -97,7 +117,7 @@ class Done(NamedTuple):
     answer: Answer
 
 
-Event = Union[Retrieved, Preview, Token, Done]
+Event = Union[Retrieved, Preview, Drafting, Token, Done]
 
 
 def clean_question(question: str) -> tuple[str, list[str]]:
@@ -192,7 +212,8 @@ class Pipeline:
         self, question: str, options: AskOptions = AskOptions(), *, cancel: threading.Event | None = None,
         earlier: Sequence[tuple[str, str]] = (),
     ) -> Iterator[Event]:
-        """Retrieve, preview, gate, prompt, generate (streamed), then check; yields Retrieved, Preview, Token…, Done.
+        """Retrieve, preview, gate, prompt, generate (streamed), then check; yields Retrieved, Preview, Drafting,
+        Token…, Done.
 
         ``earlier`` holds the conversation's previous turns (question, answer): a
         follow-up question is rewritten to stand alone before retrieval.
@@ -247,6 +268,7 @@ class Pipeline:
         timings.prompt_tokens = self.models.llm.count_tokens("".join(m["content"] for m in answer.prompt))
         generation = Generation(self.models.llm, answer.prompt, max_tokens=options.max_tokens,
                                 cancel=cancel or threading.Event())
+        yield Drafting(writes_in, lang)
         with self.models.lock:
             for piece in generation:
                 yield Token(piece)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from repobot.engine.languages import LANGUAGE_CHOICES, language
 from repobot.engine.models import list_models, missing_models
@@ -13,11 +14,19 @@ from ..qt import (
     QComboBox, QEvent, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
     QSpinBox, QTextBrowser, QTextCursor, QToolTip, QUrl, QVBoxLayout, QWidget, Qt, Signal,
 )
-from ..render import answer_html, pending_html
+from ..render import WRITING, answer_html, pending_html
 from ..tasks import Busy
 
 ROLE = Qt.ItemDataRole.UserRole
 BROWSE = "__browse__"
+
+
+class Pending(NamedTuple):
+    """The answer being written: its question, the quotes shown meanwhile, and the line above the streamed text."""
+
+    question: str
+    preview: Choice | None
+    writing: str
 
 
 class ChatPanel(QWidget):
@@ -75,7 +84,7 @@ class ChatPanel(QWidget):
         self.copy_button.clicked.connect(self.copy_requested)
         self._layout()
         self.history_html = ""  # the finished turns, rendered once each
-        self.pending: tuple[str, Choice | None] | None = None  # question and preview of the answer being written
+        self.pending: Pending | None = None  # the answer being written
 
     def _layout(self) -> None:
         row = QHBoxLayout()
@@ -145,13 +154,19 @@ class ChatPanel(QWidget):
 
     def begin(self, question: str) -> None:
         self.retrieved_list.clear()
-        self.pending = (question, None)
+        self.pending = Pending(question, None, WRITING)
         self._render_pending()
 
     def show_preview(self, choice: Choice) -> None:
         """The quotes, on screen at once, in the place the answer will take."""
         if self.pending is not None:
-            self.pending = (self.pending[0], choice)
+            self.pending = self.pending._replace(preview=choice)
+            self._render_pending()
+
+    def show_drafting(self, label: str) -> None:
+        """Say, above the text about to stream in, which language the model writes in when it is not the answer's."""
+        if self.pending is not None and label != self.pending.writing:
+            self.pending = self.pending._replace(writing=label)
             self._render_pending()
 
     def add_token(self, text: str) -> None:
@@ -162,8 +177,7 @@ class ChatPanel(QWidget):
         self.conversation.ensureCursorVisible()
 
     def _render_pending(self) -> None:
-        question, preview = self.pending
-        self.conversation.setHtml(self.history_html + pending_html(question, preview))
+        self.conversation.setHtml(self.history_html + pending_html(*self.pending))
         self._to_end()
 
     def _to_end(self) -> None:

@@ -121,7 +121,10 @@ def test_a_chinese_question_gets_the_translated_checked_answer_and_hover_shows_w
     llm = ByTaskLLM("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].",
                     "1. HTTPX 默认不跟随重定向。")
     win = window(llm=llm)
+    drafts = []
+    win.controller.drafting.connect(lambda _label: drafts.append(win.chat.conversation.toPlainText()))
     turn = ask_and_wait(qtbot, win, "HTTPX 默认会跟随重定向吗？")
+    assert "The model is writing in English, the documents' language" in drafts[0]  # the draft streams in English
     assert turn.answer.verdict == "verified" and turn.answer.final_answer == "HTTPX 默认不跟随重定向 [1]。"
     assert "HTTPX 默认不跟随重定向" in win.chat.conversation.toPlainText()
     hover = win.controller.conversation.reason("sent:0:final:0")

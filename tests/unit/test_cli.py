@@ -74,3 +74,20 @@ def test_an_answer_that_cannot_be_saved_is_still_printed(docs, monkeypatch, caps
     out, err = capsys.readouterr()
     assert json.loads(out)["final_answer"] == "HTTPX does not follow redirects by default [1]."
     assert err.startswith("warning: The conversation could not be saved")
+
+
+def test_ask_prints_the_quotes_then_the_draft_under_its_language_then_the_checked_answer(docs, monkeypatch, capsys):
+    from repobot.cli import main as cli
+    from repobot.engine.pipeline import Pipeline
+    from tests.conftest import ByTaskLLM, fake_models
+
+    llm = ByTaskLLM("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].",
+                    "1. HTTPX 默认不跟随重定向。")
+    monkeypatch.setattr(cli, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models(llm=llm)))
+    assert cli.main(["ask", "HTTPX 默认会跟随重定向吗？"]) == 0
+    out = capsys.readouterr().out
+    label = ("The model is writing in English, the documents' language (not checked yet; "
+             "the checked answer is shown in Chinese):")
+    order = ["Retrieved: [1] guide/redirects.md", "> HTTPX does not follow redirects by default. [1]", label,
+             "HTTPX does not follow redirects by default [1].", "Verdict: verified", "HTTPX 默认不跟随重定向 [1]。"]
+    assert [out.index(line) for line in order] == sorted(out.index(line) for line in order)

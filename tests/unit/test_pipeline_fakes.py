@@ -3,7 +3,7 @@
 import pytest
 
 from repobot.engine.errors import RepoBotError
-from repobot.engine.pipeline import AskOptions, Done, Pipeline, Preview, Retrieved, Token
+from repobot.engine.pipeline import WRITING, AskOptions, Done, Drafting, Pipeline, Preview, Retrieved, Token
 from repobot.engine.prompt import PromptStyle, system_prompt
 from tests.conftest import ByTaskLLM, FakeLLM, fake_models
 
@@ -17,7 +17,9 @@ def test_streams_events_in_order_and_verifies_a_good_answer(docs):
     events = list(pipe.ask_stream("Does HTTPX follow redirects by default?", AskOptions(k=3)))
     kinds = [type(e) for e in events]
     assert kinds[0] is Retrieved and kinds[1] is Preview and kinds[-1] is Done
-    assert kinds.index(Preview) < kinds.index(Token)  # the quotes come before the model's first token
+    assert kinds.index(Preview) < kinds.index(Drafting) < kinds.index(Token)  # quotes, then the model's first token
+    [drafting] = [e for e in events if isinstance(e, Drafting)]
+    assert drafting == Drafting("en", "en") and drafting.label == WRITING
     answer = events[-1].answer
     assert answer.verdict == "verified"
     assert answer.final_answer == "HTTPX does not follow redirects by default [1]."
@@ -222,7 +224,10 @@ def test_a_question_in_another_language_is_answered_in_the_documents_language_th
     llm = ByTaskLLM("Does HTTPX follow redirects by default?",
                     "HTTPX does not follow redirects by default [1]. Pass `follow_redirects=True` to enable them [1].",
                     "1. HTTPX 默认不跟随重定向。\n2. 传入 `follow_redirects=True` 即可启用。")
-    answer = Pipeline(docs, models=fake_models(llm=llm)).ask("HTTPX 默认会跟随重定向吗？", AskOptions(k=3))
+    events = list(Pipeline(docs, models=fake_models(llm=llm)).ask_stream("HTTPX 默认会跟随重定向吗？", AskOptions(k=3)))
+    answer = events[-1].answer
+    [drafting] = [e for e in events if isinstance(e, Drafting)]  # the streamed draft is English, and says so
+    assert drafting == Drafting("en", "zh") and "writing in English" in drafting.label and "Chinese" in drafting.label
     prompt = answer.prompt[-1]["content"]
     assert prompt.endswith("Question: Does HTTPX follow redirects by default?")  # the rewrite, alone
     assert "Answer in English" in answer.prompt[0]["content"]
