@@ -51,6 +51,7 @@ class Language(NamedTuple):
     quoted_label: str  # heads an answer quoted from the documents
     also_label: str  # heads the quotes shown after a verified answer that may miss the point
     missing_label: str  # "Not in the documents: {terms}", shown beside the escape phrase
+    translation_example: str  # one sentence, the same in every language: the example shown to the translating model
     rules: Rules
     stopwords: frozenset[str] = frozenset()
     negations: tuple[str, ...] = ()  # whole words that make a sentence negative
@@ -65,8 +66,8 @@ def _load() -> dict[str, Language]:
     for code, d in data.items():
         rules = Rules(**{**d["rules"], "example": tuple(d["rules"]["example"])})
         out[code] = Language(code, d["name"], d["escape"], d["deduction"], d["question_label"], d["quoted_label"],
-                             d["also_label"], d["missing_label"], rules, frozenset(d["stopwords"]), tuple(d["negations"]),
-                             tuple(d["pointers"]), tuple(d["openers"]))
+                             d["also_label"], d["missing_label"], d["translation_example"], rules,
+                             frozenset(d["stopwords"]), tuple(d["negations"]), tuple(d["pointers"]), tuple(d["openers"]))
     return out
 
 

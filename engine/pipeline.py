@@ -305,20 +305,34 @@ class Pipeline:
         into = answer_language(corpus_language).code  # German docs: the model can only give English, as is
         written_in = written_in or answer.language
         more_calls = answer.stop_reason != "cancelled"  # Stop means no more model calls
-        translations = for_the_check(self._complete, model_answer, into) if written_in != into and more_calls else {}
+        translations = (for_the_check(self._complete, model_answer, written_in, into)
+                        if written_in != into and more_calls else {})
         answer.sentences = checker.check_answer(model_answer, translations, judged.bystanders)
         lacking = [] if judged.anchored else judged.bystanders  # "Django" beside WSGITransport is the user's setup
         wanted = written_in != answer.language and more_calls
+        translate = (lambda shown: shown_in(self._complete, shown, written_in, answer.language)) if wanted else None
         choice = choose(answer.sentences, model_answer, ranked, answer.language, asked_text, lacking,
-                        focus=lambda texts: checker.relevance(texts, queries),
-                        translate=(lambda shown: shown_in(self._complete, shown, answer.language)) if wanted else None)
+                        focus=lambda texts: checker.relevance(texts, queries), translate=translate)
         answer.verdict, answer.final_answer, answer.final_sentences = choice
+        if any(s.checked_as for s in choice.sentences):
+            answer.notes.append(translated_note(written_in, answer.language))
         if choice.verdict == "not_found":
             answer.missing_terms = lacking_subject(model_answer, lacking)
 
     def _complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
         with self.models.lock:
             return "".join(Generation(self.models.llm, messages, max_tokens=max_tokens)).strip()
+
+
+def translated_note(written_in: str, shown_in: str) -> str:
+    """Said beside an answer whose checked sentences were translated: the translation itself is not checked.
+
+    >>> translated_note("en", "zh")
+    'Translated into Chinese by the local model from its checked English answer: a translation can be wrong; each sentence keeps the English it was checked as.'
+    """
+    checked = language(written_in).name
+    return (f"Translated into {language(shown_in).name} by the local model from its checked {checked} answer: "
+            f"a translation can be wrong; each sentence keeps the {checked} it was checked as.")
 
 
 def prompt_passages(hits: Sequence[Hit], ranked: Sequence[tuple[Unit, float]], trim: int) -> list[tuple[str, str]]:

@@ -79,32 +79,38 @@ def accept_terms(output: str, question: str) -> str | None:
     return lines[0] if lines and len(lines[0]) <= 3 * len(question) + 40 else None
 
 
-def sentences_messages(sentences: Sequence[str], target: str) -> list[dict[str, str]]:
-    """Messages asking for a line-by-line translation of numbered sentences into ``target``."""
-    name = language(target).name
-    system = (
-        f"Translate each numbered line into {name}. Keep code, identifiers, numbers and [n] markers exactly. "
-        "Reply with the same numbered lines only."
-    )
-    numbered = "\n".join(f"{i}. {s.strip()}" for i, s in enumerate(sentences, 1))
-    return [{"role": "system", "content": system}, {"role": "user", "content": numbered}]
+def sentence_messages(sentence: str, source: str, target: str) -> list[dict[str, str]]:
+    """Messages asking for one sentence's translation from language ``source`` into ``target``, after an example.
 
+    One sentence per call: given numbered lines, the small model sometimes wrote a line's translation under the
+    next line's number. The example (the languages' ``translation_example``: a negation and a condition, kept) is
+    a sentence no answer would say. Chosen on the calibrate half's verified answers (86 sentences, labelled
+    blind): faithful translations went from 31 (numbered lines) to 36 (one per call) and 41 (one per call, this
+    example); wrong ones stayed 16. On the report half (80): faithful 35 -> 48, wrong 10 -> 6.
 
-_NUMBERED = re.compile(r"^\s*(\d+)[.)、:：]\s*(.+)$")
-
-
-def parse_numbered(output: str, count: int) -> list[str | None]:
-    """The translation of each of ``count`` numbered lines; None where a line is missing.
-
-    >>> parse_numbered("1. Off by default [1].\\n3. Enable it.", 3)
-    ['Off by default [1].', None, 'Enable it.']
+    >>> [m["role"] for m in sentence_messages("Off by default.", "en", "zh")]
+    ['system', 'user', 'assistant', 'user']
     """
-    found: list[str | None] = [None] * count
-    for line in output.splitlines():
-        match = _NUMBERED.match(line)
-        if match and 1 <= int(match.group(1)) <= count and found[int(match.group(1)) - 1] is None:
-            found[int(match.group(1)) - 1] = match.group(2).strip()
-    return found
+    system = (
+        f"Translate the {language(source).name} text into {language(target).name}, faithfully: keep every negation "
+        "and condition, add nothing. Keep code, identifiers and numbers exactly. Reply with the translation only."
+    )
+    example = [{"role": "user", "content": language(source).translation_example},
+               {"role": "assistant", "content": language(target).translation_example}]
+    return [{"role": "system", "content": system}, *example, {"role": "user", "content": sentence.strip()}]
+
+
+def accept_translation(output: str, target: str) -> str | None:
+    """The first line of a sentence's translation, unless it is empty or the example's, copied.
+
+    >>> accept_translation("默认不跟随重定向。\\n(note)", "zh")
+    '默认不跟随重定向。'
+    >>> accept_translation("应用重启时不会清空缓存，除非传入 `clear=True`。", "zh")  # the example, copied
+    """
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    if not lines or lines[0] == language(target).translation_example:
+        return None
+    return lines[0]
 
 
 def is_followup(question: str) -> bool:

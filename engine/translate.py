@@ -3,7 +3,7 @@
 A question in another language than the documents' is answered in theirs, to its
 rewrite (``model_question``): the small model follows English passages best in
 English, and its English sentences are checked against them directly. Only the
-sentences that passed are then translated, one numbered line each, and a
+sentences that passed are then translated, one call each, and a
 translation that drops a name or number the sentence gave is not used: the
 sentence is shown as written. Each shown sentence keeps its ids, and the
 English it was checked as (``checked_as``). The model is reached through a
@@ -25,7 +25,7 @@ from typing import Callable, Mapping, Sequence
 from .names import identifiers
 from .prompt import without_prompt_tags
 from .quote import Choice
-from .rewrite import parse_numbered, sentences_messages
+from .rewrite import accept_translation, sentence_messages
 from .support import answer_sentences
 from .text import cite, segments, strip_citations
 
@@ -110,24 +110,30 @@ def translated(choice: Choice, translations: Mapping[str, str]) -> Choice:
     return choice._replace(text=text, sentences=sentences)
 
 
-def translate_lines(complete: Complete, sentences: Sequence[str], target: str, tokens_each: int) -> dict[str, str]:
-    """Each sentence with its translation into ``target``, where the model gave one (one call, numbered lines).
+def translate_lines(complete: Complete, sentences: Sequence[str], source: str, target: str, tokens: int) -> dict[str, str]:
+    """Each sentence with its translation from ``source`` into ``target``, where the model gave one (a call each,
+    within ``tokens``).
 
-    >>> translate_lines(lambda messages, cap: "1. 关。", ["Off.", "On."], "zh", 48)
+    >>> translate_lines(lambda messages, cap: {"Off.": "关。", "On.": ""}[messages[-1]["content"]], ["Off.", "On."],
+    ...                 "en", "zh", 48)
     {'Off.': '关。'}
     """
-    if not sentences:
-        return {}
-    output = complete(sentences_messages(sentences, target), tokens_each * len(sentences) + 32)
-    return {s: t for s, t in zip(sentences, parse_numbered(output, len(sentences))) if t}
+    found = {}
+    for sentence in dict.fromkeys(sentences):
+        translation = accept_translation(complete(sentence_messages(sentence, source, target), tokens), target)
+        if translation:
+            found[sentence] = translation
+    return found
 
 
-def for_the_check(complete: Complete, answer: str, target: str) -> dict[str, str]:
-    """An answer's prose sentences in the documents' language ``target``, which the support check reads beside them."""
+def for_the_check(complete: Complete, answer: str, source: str, target: str) -> dict[str, str]:
+    """An answer's prose sentences, written in ``source``, in the documents' language ``target``, which the support
+    check reads beside them."""
     sentences = [s for seg in segments(answer) if not seg.is_code for s in answer_sentences(seg.text)]
-    return translate_lines(complete, sentences, target, 48)
+    return translate_lines(complete, sentences, source, target, 96)
 
 
-def shown_in(complete: Complete, choice: Choice, target: str) -> Choice:
-    """A checked answer's shown sentences in language ``target`` (the user's), where translated faithfully."""
-    return translated(choice, translate_lines(complete, to_translate(choice), target, 80))
+def shown_in(complete: Complete, choice: Choice, source: str, target: str) -> Choice:
+    """A checked answer's shown sentences, written in ``source``, in language ``target`` (the user's), where
+    translated faithfully."""
+    return translated(choice, translate_lines(complete, to_translate(choice), source, target, 120))

@@ -68,16 +68,22 @@ class FakeLLM(LLM):
 
 
 class ByTaskLLM(FakeLLM):
-    """Replies by what it is asked: to translate the question, to answer from the passages, or to translate lines."""
+    """Replies by what it is asked: to translate the question, to answer from the passages, or to translate a
+    sentence (``translations``: sentence -> its translation; any other sentence gets no reply)."""
 
-    def __init__(self, question_en: str, answer_en: str, lines: str):
+    def __init__(self, question_en: str, answer_en: str, translations: dict[str, str]):
         super().__init__("")
-        self.replies = {"Translate the user's question": question_en, "<docs>": answer_en,
-                        "Translate each numbered line": lines}
+        self.question_en, self.answer_en, self.translations = question_en, answer_en, translations
 
     def stream_chat(self, messages, *, max_tokens):
-        text = " ".join(m["content"] for m in messages[::len(messages) - 1 or 1])  # the rules and the last turn
-        self.reply = next(reply for cue, reply in self.replies.items() if cue in text)
+        rules, last = messages[0]["content"], messages[-1]["content"]
+        if rules.startswith("Translate the user's question"):
+            self.reply = self.question_en
+        elif rules.startswith("Translate the"):
+            self.reply = self.translations.get(last, "")
+        else:
+            assert "<docs>" in rules + last, "asked something else than a translation or an answer"
+            self.reply = self.answer_en
         return super().stream_chat(messages, max_tokens=max_tokens)
 
 

@@ -119,7 +119,7 @@ def test_clicking_a_citation_opens_the_file_scrolled_to_the_cited_lines(window, 
 
 def test_a_chinese_question_gets_the_translated_checked_answer_and_hover_shows_what_was_checked(window, qtbot):
     llm = ByTaskLLM("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].",
-                    "1. HTTPX 默认不跟随重定向。")
+                    {"HTTPX does not follow redirects by default.": "HTTPX 默认不跟随重定向。"})
     win = window(llm=llm)
     drafts = []
     win.controller.drafting.connect(lambda _label: drafts.append(win.chat.conversation.toPlainText()))

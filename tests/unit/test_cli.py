@@ -82,7 +82,7 @@ def test_ask_prints_the_quotes_then_the_draft_under_its_language_then_the_checke
     from tests.conftest import ByTaskLLM, fake_models
 
     llm = ByTaskLLM("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].",
-                    "1. HTTPX 默认不跟随重定向。")
+                    {"HTTPX does not follow redirects by default.": "HTTPX 默认不跟随重定向。"})
     monkeypatch.setattr(cli, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models(llm=llm)))
     assert cli.main(["ask", "HTTPX 默认会跟随重定向吗？"]) == 0
     out = capsys.readouterr().out

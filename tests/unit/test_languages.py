@@ -2,8 +2,10 @@
 
 import pytest
 
-from repobot.engine.languages import ANSWER_LANGUAGES, LANGUAGE_CHOICES, answer_language, detect_language, negated
-from repobot.engine.rewrite import accept_query, parse_numbered
+from repobot.engine.languages import (
+    ANSWER_LANGUAGES, LANGUAGE_CHOICES, answer_language, detect_language, language, negated,
+)
+from repobot.engine.rewrite import accept_query, accept_translation, sentence_messages
 
 
 @pytest.mark.parametrize("text, code", [
@@ -40,5 +42,12 @@ def test_a_good_rewrite_keeps_only_its_first_line():
         "Does HTTPX retry failed requests?")
 
 
-def test_numbered_translations_are_matched_to_their_lines():
-    assert parse_numbered("2) second\n1、 first\nnoise\n7. out of range", 3) == ["first", "second", None]
+@pytest.mark.parametrize("source, target", [("en", "zh"), ("en", "fr"), ("en", "ja"), ("zh", "en")])
+def test_a_sentence_is_translated_alone_after_the_example_in_both_languages(source, target):
+    messages = sentence_messages(" Off by default. ", source, target)
+    assert messages[0]["content"].startswith(f"Translate the {language(source).name} text into {language(target).name}")
+    assert [m["content"] for m in messages[1:]] == [language(source).translation_example,
+                                                     language(target).translation_example, "Off by default."]
+    assert "`clear=True`" in language(target).translation_example  # the same sentence in every language
+    assert accept_translation(language(target).translation_example, target) is None  # the example, copied
+    assert accept_translation("\n x \n y", target) == "x" and accept_translation("  ", target) is None

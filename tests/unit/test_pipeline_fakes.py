@@ -223,7 +223,8 @@ def test_stop_means_no_more_model_calls(docs):
 def test_a_question_in_another_language_is_answered_in_the_documents_language_then_translated(docs):
     llm = ByTaskLLM("Does HTTPX follow redirects by default?",
                     "HTTPX does not follow redirects by default [1]. Pass `follow_redirects=True` to enable them [1].",
-                    "1. HTTPX 默认不跟随重定向。\n2. 传入 `follow_redirects=True` 即可启用。")
+                    {"HTTPX does not follow redirects by default.": "HTTPX 默认不跟随重定向。",
+                     "Pass `follow_redirects=True` to enable them.": "传入 `follow_redirects=True` 即可启用。"})
     events = list(Pipeline(docs, models=fake_models(llm=llm)).ask_stream("HTTPX 默认会跟随重定向吗？", AskOptions(k=3)))
     answer = events[-1].answer
     [drafting] = [e for e in events if isinstance(e, Drafting)]  # the streamed draft is English, and says so
@@ -238,14 +239,17 @@ def test_a_question_in_another_language_is_answered_in_the_documents_language_th
         "HTTPX does not follow redirects by default.", "Pass `follow_redirects=True` to enable them.", None]
     # checked in English, as written: the second cites [1], but the passage that says it is [3]
     assert [s.status for s in answer.sentences] == ["supported", "miscited"]
-    assert len(llm.calls) == 3  # the question's translation, the answer, the answer's translation
+    assert any(note.startswith("Translated into Chinese by the local model") for note in answer.notes)
+    assert len(llm.calls) == 4  # the question's translation, the answer, a translation for each shown sentence
+    assert llm.calls[-1][-1]["content"] == "Pass `follow_redirects=True` to enable them."  # one sentence, without ids
 
 
 def test_a_translation_that_drops_a_name_is_not_shown(docs):
     """The line that loses `follow_redirects=True` is shown in English, as it was checked."""
     llm = ByTaskLLM("Does HTTPX follow redirects by default?",
                     "HTTPX does not follow redirects by default [1]. Pass `follow_redirects=True` to enable them [1].",
-                    "1. HTTPX 默认不跟随重定向。\n2. 传入参数即可启用。")
+                    {"HTTPX does not follow redirects by default.": "HTTPX 默认不跟随重定向。",
+                     "Pass `follow_redirects=True` to enable them.": "传入参数即可启用。"})
     answer = Pipeline(docs, models=fake_models(llm=llm)).ask("HTTPX 默认会跟随重定向吗？", AskOptions(k=3))
     assert answer.final_answer.startswith("HTTPX 默认不跟随重定向 [1]。 Pass `follow_redirects=True` to enable them [3].")
     assert answer.final_sentences[0].checked_as and answer.final_sentences[1].checked_as is None
