@@ -74,6 +74,9 @@ def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
     True
     >>> sentence_html(0, "final", 2, Support("Also in the documents:", [], "exempt", {}, None, ALSO))
     '<br><b>Also in the documents:</b><br>'
+    >>> zh = Support("默认不跟随 [1]。", [1], "supported", {1: 0.9}, None, "", checked_as="Not followed by default.")
+    >>> sentence_html(0, "final", 3, zh).endswith("checked as: Not followed by default.</span><br>")  # translated
+    True
     """
     if s.reason == ALSO:  # the label over the quotes after an answer that may miss the point
         return f'<br><b>{html.escape(s.text)}</b><br>'
@@ -89,8 +92,10 @@ def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
                if s.section else "")  # a quote's section heading
     added = (f' <span style="color:#8250df;font-size:small">({ADDED_BY_CHECKER})</span>'
              if part == "final" and s.cited_by == "checker" and not s.text.startswith("> ") else "")
+    checked = (f'<span style="color:#57606a;font-size:small">&nbsp;&nbsp;&nbsp;&nbsp;checked as: '
+               f'{html.escape(s.checked_as)}</span><br>' if part == "final" and s.checked_as else "")
     return (f'{link}{icon}</a> {section}<span style="color:{colour}">{_inline(text, turn)}</span>{added} '
-            f'<span style="color:{colour};font-size:small">[{s.status}]</span><br>')
+            f'<span style="color:{colour};font-size:small">[{s.status}]</span><br>{checked}')
 
 
 def question_html(question: str, searched_for: str = "") -> str:

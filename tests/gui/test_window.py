@@ -126,7 +126,9 @@ def test_a_chinese_question_gets_the_translated_checked_answer_and_hover_shows_w
     turn = ask_and_wait(qtbot, win, "HTTPX 默认会跟随重定向吗？")
     assert "The model is writing in English, the documents' language" in drafts[0]  # the draft streams in English
     assert turn.answer.verdict == "verified" and turn.answer.final_answer == "HTTPX 默认不跟随重定向 [1]。"
-    assert "HTTPX 默认不跟随重定向" in win.chat.conversation.toPlainText()
+    shown = win.chat.conversation.toPlainText()
+    assert "HTTPX 默认不跟随重定向" in shown  # and, under it, the English that was checked
+    assert shown.index("HTTPX 默认不跟随重定向") < shown.index("checked as: HTTPX does not follow redirects by default.")
     hover = win.controller.conversation.reason("sent:0:final:0")
     assert hover.startswith("supported") and hover.endswith("Checked as: HTTPX does not follow redirects by default.")
 
