@@ -314,7 +314,7 @@ class Pipeline:
         choice = choose(answer.sentences, model_answer, ranked, answer.language, asked_text, lacking,
                         focus=lambda texts: checker.relevance(texts, queries), translate=translate)
         answer.verdict, answer.final_answer, answer.final_sentences = choice
-        if any(s.checked_as for s in choice.sentences):
+        if translate is not None and any(s.checked_as for s in choice.sentences):
             answer.notes.append(translated_note(written_in, answer.language))
         if choice.verdict == "not_found":
             answer.missing_terms = lacking_subject(model_answer, lacking)

@@ -244,6 +244,16 @@ def test_a_question_in_another_language_is_answered_in_the_documents_language_th
     assert llm.calls[-1][-1]["content"] == "Pass `follow_redirects=True` to enable them."  # one sentence, without ids
 
 
+def test_when_the_rewrite_fails_the_question_is_answered_in_its_language_and_checked_through_a_translation(docs):
+    llm = ByTaskLLM("", "HTTPX 默认不跟随重定向 [1]。",  # no rewrite: the model answers the Chinese question itself
+                    {"HTTPX 默认不跟随重定向 [1]。": "HTTPX does not follow redirects by default [1]."})
+    answer = Pipeline(docs, models=fake_models(llm=llm)).ask("HTTPX 默认会跟随重定向吗？", AskOptions(k=3))
+    assert "Answer in English" not in answer.prompt[0]["content"]
+    assert answer.verdict == "verified" and answer.final_answer == "HTTPX 默认不跟随重定向 [1]。"
+    assert answer.final_sentences[0].checked_as == "HTTPX does not follow redirects by default [1]."
+    assert not any(note.startswith("Translated into") for note in answer.notes)  # shown as the model wrote it
+
+
 def test_a_translation_that_drops_a_name_is_not_shown(docs):
     """The line that loses `follow_redirects=True` is shown in English, as it was checked."""
     llm = ByTaskLLM("Does HTTPX follow redirects by default?",
