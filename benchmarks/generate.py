@@ -155,7 +155,7 @@ def levers(pipe, questions, options) -> dict:
     runs += [(f"passages trimmed to {n} sentences", None, replace(options, trim=n)) for n in (2, 3, 4)]
     runs += [("hits read alone, without their neighbouring chunks", None, replace(options, read=0))]
     runs += [(name, tuning, options) for name, tuning in (
-        ("prompt lookup 10", Tuning(prompt_lookup=10)), ("no state cache", Tuning(state_cache_mb=0)),
+        ("prompt lookup 10", Tuning(prompt_lookup=10)), ("768 MB state cache", Tuning(state_cache_mb=768)),
         ("no flash attention", Tuning(flash_attn=False)), ("1 thread", Tuning(threads=1)),
         ("batch 128", Tuning(batch=128)), ("batch 2048", Tuning(batch=2048)))]
     out = {}

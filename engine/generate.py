@@ -78,8 +78,10 @@ class Tuning(NamedTuple):
     prompt_lookup: int = 0  # draft tokens guessed from the prompt (prompt-lookup speculative decoding); 0: off
     # (0.75-1.1 s slower to the first token here: drafting needs the logits of every prompt token)
     flash_attn: bool = True  # llama.cpp's fused attention: prompt evaluation 6-10% faster here (220 -> 237 tokens/s)
-    state_cache_mb: int = 768  # evaluated prompts kept in RAM, counted in full (bounded_ram_cache): a prompt that
-    # starts like an earlier one resumes from it (the rules and worked example, after a translation came in between)
+    state_cache_mb: int = 0  # evaluated prompts kept in RAM, counted in full (bounded_ram_cache): a prompt that
+    # starts like an earlier one resumes from it. Off: llama-cpp-python saves the whole state (the logits buffer
+    # alone is 311 MB) after every reply, before the stream ends; with 768 MB, 8 httpx questions in four languages
+    # took 15.1 s to the checked answer (p50) and 10.7 s without, first token 6.8 s and 7.3 s (Sapphire Rapids VM)
 
 
 def bounded_ram_cache(capacity_bytes: int):

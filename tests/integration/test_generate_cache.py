@@ -1,12 +1,16 @@
-"""The real default model: the RAM cache of evaluated prompts stays within its capacity; a first token in a child process."""
+"""The real default model: the RAM cache of evaluated prompts (off by default) stays within its capacity; a first token
+in a child process."""
 
 import pytest
 
 pytestmark = pytest.mark.integration
 
 
-def test_the_prompt_cache_counts_what_it_really_holds(models):
-    llm = models.llm
+def test_the_prompt_cache_is_off_by_default_and_counts_what_it_really_holds_when_on(models):
+    from repobot.engine.generate import LlamaCppLLM, Tuning
+
+    assert models.llm._llama.cache is None  # saving every reply's state cost seconds per answer
+    llm = LlamaCppLLM(models.llm.path, tuning=Tuning(state_cache_mb=768))
     cache = llm._llama.cache
     for topic in ("redirects", "timeouts", "proxies", "cookies"):
         messages = [{"role": "system", "content": f"Answer in one short sentence about {topic}."},
