@@ -110,12 +110,13 @@ def translated(choice: Choice, translations: Mapping[str, str]) -> Choice:
     return choice._replace(text=text, sentences=sentences)
 
 
-def translate_lines(complete: Complete, sentences: Sequence[str], source: str, target: str, tokens: int) -> dict[str, str]:
+def translate_sentences(complete: Complete, sentences: Sequence[str], source: str, target: str,
+                        tokens: int) -> dict[str, str]:
     """Each sentence with its translation from ``source`` into ``target``, where the model gave one (a call each,
     within ``tokens``).
 
-    >>> translate_lines(lambda messages, cap: {"Off.": "关。", "On.": ""}[messages[-1]["content"]], ["Off.", "On."],
-    ...                 "en", "zh", 48)
+    >>> translate_sentences(lambda messages, cap: {"Off.": "关。", "On.": ""}[messages[-1]["content"]],
+    ...                     ["Off.", "On."], "en", "zh", 48)
     {'Off.': '关。'}
     """
     found = {}
@@ -130,10 +131,10 @@ def for_the_check(complete: Complete, answer: str, source: str, target: str) -> 
     """An answer's prose sentences, written in ``source``, in the documents' language ``target``, which the support
     check reads beside them."""
     sentences = [s for seg in segments(answer) if not seg.is_code for s in answer_sentences(seg.text)]
-    return translate_lines(complete, sentences, source, target, 96)
+    return translate_sentences(complete, sentences, source, target, 96)
 
 
 def shown_in(complete: Complete, choice: Choice, source: str, target: str) -> Choice:
     """A checked answer's shown sentences, written in ``source``, in language ``target`` (the user's), where
     translated faithfully."""
-    return translated(choice, translate_lines(complete, to_translate(choice), source, target, 120))
+    return translated(choice, translate_sentences(complete, to_translate(choice), source, target, 120))
