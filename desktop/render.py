@@ -18,7 +18,7 @@ import re
 from markdown_it import MarkdownIt
 
 from repobot.engine.answer import ALSO
-from repobot.engine.pipeline import WRITING
+from repobot.engine.events import WRITING
 from repobot.engine.quote import Choice
 from repobot.engine.result import Answer
 from repobot.engine.support import Support

@@ -6,7 +6,7 @@
 A question in another language than the documents' is answered in theirs, to
 its rewrite, checked there, and its checked sentences translated (translate.py).
 
-``ask_stream`` is a generator of events (Retrieved, Preview, Drafting, Token…, Done), so
+``ask_stream`` is a generator of events (events.py: Retrieved, Preview, Drafting, Token…, Done), so
 a GUI worker can forward each as it comes and a CLI can print it; ``ask`` runs
 it to the end. The models live in a ``ModelSet`` and the index in a
 ``Collection``; the pipeline only orchestrates.
@@ -24,17 +24,18 @@ import time
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, NamedTuple, Sequence, Union
+from typing import Iterator, NamedTuple, Sequence
 
 from .answer import choose, lacking_subject, not_found
 from .check import check_citations
 from .collection import Collection
 from .errors import RepoBotError
+from .events import Done, Drafting, Event, Preview, Retrieved, Token
 from .gate import GateResult, gate
 from .generate import Generation
 from .languages import answer_language, detect_language, language
 from .prompt import Piece, PromptStyle, build_messages, fit_passages, link_text, trim_passage
-from .quote import Choice, evidence, extractive
+from .quote import evidence, extractive
 from .registry import ModelSet
 from .result import Answer, Timings
 from .retrieve import READ_CHARS, Hit, check_mode, opening_section, retrieve, search_queries, widen
@@ -43,12 +44,11 @@ from .rewrite import (
     translation_messages,
 )
 from .support import SupportChecker, Unit
-from .translate import for_the_check, model_question, shown_in
+from .translate import for_the_check, model_question, shown_in, translated_note
 
 MAX_QUESTION_CHARS = 2000
 REWRITES = ("auto", "always", "never")
 DEFAULT_STYLE = PromptStyle(example=True)  # chosen with benchmarks/prompt_variants.py
-WRITING = "The model is writing (not checked yet):"
 
 
 @dataclass(frozen=True)
@@ -80,44 +80,6 @@ class Search(NamedTuple):
     @property
     def searched_for(self) -> str | None:
         return self.rewritten or self.standalone
-
-
-class Retrieved(NamedTuple):
-    hits: list[Hit]
-
-
-class Preview(NamedTuple):
-    choice: Choice  # quotes shown at once, while the model writes
-
-
-class Drafting(NamedTuple):
-    """The model starts writing, in ``language``; ``shown_in``: the language its checked answer is shown in."""
-
-    language: str
-    shown_in: str
-
-    @property
-    def label(self) -> str:
-        """What is shown above the streamed text.
-
-        >>> Drafting("en", "zh").label
-        "The model is writing in English, the documents' language (not checked yet; the checked answer is shown in Chinese):"
-        """
-        if self.language == self.shown_in:
-            return WRITING
-        return (f"The model is writing in {language(self.language).name}, the documents' language (not checked yet; "
-                f"the checked answer is shown in {language(self.shown_in).name}):")
-
-
-class Token(NamedTuple):
-    text: str
-
-
-class Done(NamedTuple):
-    answer: Answer
-
-
-Event = Union[Retrieved, Preview, Drafting, Token, Done]
 
 
 def clean_question(question: str) -> tuple[str, list[str]]:
@@ -322,17 +284,6 @@ class Pipeline:
     def _complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
         with self.models.lock:
             return "".join(Generation(self.models.llm, messages, max_tokens=max_tokens)).strip()
-
-
-def translated_note(written_in: str, shown_in: str) -> str:
-    """Said beside an answer whose checked sentences were translated: the translation itself is not checked.
-
-    >>> translated_note("en", "zh")
-    'Translated into Chinese by the local model from its checked English answer: a translation can be wrong; each sentence keeps the English it was checked as.'
-    """
-    checked = language(written_in).name
-    return (f"Translated into {language(shown_in).name} by the local model from its checked {checked} answer: "
-            f"a translation can be wrong; each sentence keeps the {checked} it was checked as.")
 
 
 def prompt_passages(hits: Sequence[Hit], ranked: Sequence[tuple[Unit, float]], trim: int) -> list[tuple[str, str]]:

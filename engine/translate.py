@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Callable, Mapping, Sequence
 
+from .languages import language
 from .names import identifiers
 from .prompt import without_prompt_tags
 from .quote import Choice
@@ -138,3 +139,14 @@ def shown_in(complete: Complete, choice: Choice, source: str, target: str) -> Ch
     """A checked answer's shown sentences, written in ``source``, in language ``target`` (the user's), where
     translated faithfully."""
     return translated(choice, translate_sentences(complete, to_translate(choice), source, target, 120))
+
+
+def translated_note(written_in: str, shown_in: str) -> str:
+    """Said beside an answer whose checked sentences were translated: the translation itself is not checked.
+
+    >>> translated_note("en", "zh")
+    'Translated into Chinese by the local model from its checked English answer: a translation can be wrong; each sentence keeps the English it was checked as.'
+    """
+    checked = language(written_in).name
+    return (f"Translated into {language(shown_in).name} by the local model from its checked {checked} answer: "
+            f"a translation can be wrong; each sentence keeps the {checked} it was checked as.")

@@ -3,7 +3,8 @@
 import pytest
 
 from repobot.engine.errors import RepoBotError
-from repobot.engine.pipeline import WRITING, AskOptions, Done, Drafting, Pipeline, Preview, Retrieved, Token
+from repobot.engine.events import WRITING, Done, Drafting, Preview, Retrieved, Token
+from repobot.engine.pipeline import AskOptions, Pipeline
 from repobot.engine.prompt import PromptStyle, system_prompt
 from tests.conftest import ByTaskLLM, FakeLLM, fake_models
 
