@@ -57,10 +57,15 @@ def link_citations(escaped: str, turn: int) -> str:
 
 
 def _inline(text: str, turn: int) -> str:
-    """Escape text, render `code` spans, link citations."""
-    escaped = html.escape(text, quote=False)
-    escaped = re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
-    return link_citations(escaped, turn)
+    """Escape text, render `code` spans and **bold** outside them, link citations.
+
+    >>> _inline("It is **not** `**kwargs` [2].", 0)
+    'It is <b>not</b> <code>**kwargs</code> <a href="cite:0:2">[2]</a>.'
+    """
+    pieces = re.split(r"(`[^`]+`)", html.escape(text, quote=False))
+    rendered = "".join(f"<code>{p[1:-1]}</code>" if p.startswith("`") and p.endswith("`") and len(p) > 1
+                       else re.sub(r"\*\*([^*\n]+)\*\*", r"<b>\1</b>", p) for p in pieces)
+    return link_citations(rendered, turn)
 
 
 def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
@@ -74,8 +79,8 @@ def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
     True
     >>> sentence_html(0, "final", 2, Support("Also in the documents:", [], "exempt", {}, None, ALSO))
     '<br><b>Also in the documents:</b><br>'
-    >>> zh = Support("默认不跟随 [1]。", [1], "supported", {1: 0.9}, None, "", checked_as="Not followed by default.")
-    >>> sentence_html(0, "final", 3, zh).endswith("checked as: Not followed by default.</span><br>")  # translated
+    >>> zh = Support("默认不跟随 [1]。", [1], "supported", {1: 0.9}, None, "", checked_as="It is **not** followed.")
+    >>> sentence_html(0, "final", 3, zh).endswith("checked as: It is <b>not</b> followed.</span><br>")  # translated
     True
     """
     if s.reason == ALSO:  # the label over the quotes after an answer that may miss the point
@@ -93,7 +98,7 @@ def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
     added = (f' <span style="color:#8250df;font-size:small">({ADDED_BY_CHECKER})</span>'
              if part == "final" and s.cited_by == "checker" and not s.text.startswith("> ") else "")
     checked = (f'<span style="color:#57606a;font-size:small">&nbsp;&nbsp;&nbsp;&nbsp;checked as: '
-               f'{html.escape(s.checked_as)}</span><br>' if part == "final" and s.checked_as else "")
+               f'{_inline(s.checked_as, turn)}</span><br>' if part == "final" and s.checked_as else "")
     return (f'{link}{icon}</a> {section}<span style="color:{colour}">{_inline(text, turn)}</span>{added} '
             f'<span style="color:{colour};font-size:small">[{s.status}]</span><br>{checked}')
 
