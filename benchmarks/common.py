@@ -27,6 +27,19 @@ HTTPX_QUESTIONS = [
     "Comment utiliser un proxy avec httpx ?",
 ]
 
+# Questions in another language than the httpx docs' (each is rewritten into English first, and a checked answer
+# is translated back): the speed of the lesson's headline case, a Chinese question over English docs.
+OTHER_LANGUAGE_QUESTIONS = [
+    "httpx 默认会自动跟随重定向吗？怎么开启？",
+    "httpx 的默认超时是多少秒？",
+    "怎么让 httpx 不校验证书？",
+    "httpx 怎么设置代理？",
+    "Comment utiliser un proxy avec httpx ?",
+    "Comment désactiver la vérification SSL dans httpx ?",
+    "httpx で HTTP/2 を有効にするには？",
+    "httpx でタイムアウトを設定する方法は？",
+]
+
 
 def parse_args(corpus: str, description: str, extra=None) -> argparse.Namespace:
     """Parse --corpus (default: ../shared/corpora/<corpus>/docs) and --json; exit 2 with a reason if it is absent."""

@@ -1,6 +1,6 @@
 """Answer speed on the httpx docs with the default model, side by side with bare llama-cpp-python on the same prompts.
 
-    python benchmarks/generate.py [--json] [--questions 12] [--levers | --levers-only]
+    python benchmarks/generate.py [--json] [--questions 12] [--other-languages] [--levers | --levers-only [--lever TEXT]]
 
 For each question, RepoBot answers it whole (retrieve, quotes, prompt, stream,
 check) and reports when the first useful text was ready (the quoted preview),
@@ -18,8 +18,11 @@ passages trimmed for the prompt or whole, hits read with or without their
 neighbouring chunks, prompt-lookup speculative decoding,
 the RAM cache of evaluated prompts (which keeps the rules and worked example
 ready after a translation came in between), flash attention, and llama.cpp's
-thread count and batch size (``--levers-only``: those alone). Each lever's figures are also printed
-to stderr as soon as they are measured.
+thread count and batch size, and rewrites and translations run in the answer's own llama.cpp context instead of
+a second one (``--levers-only``: those alone; ``--lever TEXT``: only the levers whose name holds TEXT, beside the
+defaults, each run twice in the order ABBA). Each lever's figures are also printed to stderr as soon as they are
+measured. ``--other-languages`` asks eight questions in Chinese, French and Japanese instead (rewritten into
+English, and their checked answers translated back).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import HTTPX_QUESTIONS as QUESTIONS, machine, parse_args, percentile, show  # noqa: E402
+from benchmarks.common import HTTPX_QUESTIONS as QUESTIONS, OTHER_LANGUAGE_QUESTIONS, machine, parse_args, percentile, show  # noqa: E402
 
 
 
@@ -91,12 +94,14 @@ def main() -> int:
         parser.add_argument("--tokens", type=int, default=96)
         parser.add_argument("--levers", action="store_true")
         parser.add_argument("--levers-only", action="store_true", help="measure the levers alone (skip the comparison)")
+        parser.add_argument("--lever", default="", help="only the levers whose name holds this text, run twice (ABBA)")
+        parser.add_argument("--other-languages", action="store_true", help="questions in Chinese, French, Japanese")
 
     args = parse_args("httpx", __doc__, extra)
     os.environ.setdefault("REPOBOT_HOME", tempfile.mkdtemp(prefix="repobot-gen-"))
     from repobot.engine.pipeline import AskOptions, Pipeline
 
-    questions = QUESTIONS[: args.questions]
+    questions = (OTHER_LANGUAGE_QUESTIONS if args.other_languages else QUESTIONS)[: args.questions]
     pipe = Pipeline(args.corpus)
     pipe.build_index()
     llm = pipe.models.llm
@@ -104,7 +109,7 @@ def main() -> int:
 
     result = {"machine": machine(), "model": llm.name, "questions": len(questions)}
     if args.levers_only:
-        result["levers"] = levers(pipe, questions, options)
+        result["levers"] = levers(pipe, questions, options, args.lever)
         show(result, args.json)
         return 0
     firsts = [pipe.ask(q, options).timings.first_token_ms for q in questions[:2]]  # fresh model: nothing cached
@@ -137,39 +142,58 @@ def main() -> int:
         ratio=round(statistics.median(ratios), 3),
     )
     if args.levers:
-        result["levers"] = levers(pipe, questions, options)
+        result["levers"] = levers(pipe, questions, options, args.lever)
     show(result, args.json)
     return 0
 
 
-def levers(pipe, questions, options) -> dict:
+def levers(pipe, questions, options, only: str = "") -> dict:
     """What each lever buys, measured on the same questions; each result is also printed to stderr as it comes,
-    and a lever that fails is reported as such instead of losing the others."""
+    and a lever that fails is reported as such instead of losing the others. With ``only``, the defaults and the
+    levers whose name holds it are run twice each, in the order ABBA, and each figure is the mean of its two runs."""
     from dataclasses import replace
 
     from repobot.engine.generate import LlamaCppLLM, Tuning
     from repobot.engine.models import resolve_model
 
-    default = pipe.models._llm
+    models = pipe.models
+    default, side = models.llm, models.side_llm
     runs = [("defaults", None, options)]
     runs += [(f"passages trimmed to {n} sentences", None, replace(options, trim=n)) for n in (2, 3, 4)]
     runs += [("hits read alone, without their neighbouring chunks", None, replace(options, read=0))]
+    runs += [("rewrites and translations in the answer's context", "one context", options)]
     runs += [(name, tuning, options) for name, tuning in (
         ("prompt lookup 10", Tuning(prompt_lookup=10)), ("768 MB state cache", Tuning(state_cache_mb=768)),
         ("no flash attention", Tuning(flash_attn=False)), ("1 thread", Tuning(threads=1)),
         ("batch 128", Tuning(batch=128)), ("batch 2048", Tuning(batch=2048)))]
-    out = {}
+    if only:
+        chosen = [r for r in runs[1:] if only in r[0]]
+        runs = [runs[0], *chosen, *chosen[::-1], runs[0]]
+    out: dict[str, list] = {}
     for name, tuning, run_options in runs:
         try:
-            if tuning is not None:
-                pipe.models._llm = None  # free the previous model before loading the next
-                pipe.models._llm = LlamaCppLLM(resolve_model(None), tuning=tuning)
-            out[name] = measure_answers(pipe, questions, run_options)
+            if tuning == "one context":
+                models._side = models._llm
+            elif tuning is not None:
+                models._llm = None  # free the previous model before loading the next
+                models._llm = LlamaCppLLM(resolve_model(None), tuning=tuning)
+            figures = measure_answers(pipe, questions, run_options)
         except Exception as err:  # noqa: BLE001 - a benchmark reports what failed and goes on
-            out[name] = {"error": f"{type(err).__name__}: {str(err)[:200]}"}
-        print(name, out[name], file=sys.stderr, flush=True)
-    pipe.models._llm = default
-    return out
+            figures = {"error": f"{type(err).__name__}: {str(err)[:200]}"}
+        finally:
+            models._llm, models._side = default, side
+        out.setdefault(name, []).append(figures)
+        print(name, figures, file=sys.stderr, flush=True)
+    return {name: got[0] if len(got) == 1 else mean_of(got) for name, got in out.items()}
+
+
+def mean_of(runs: list[dict]) -> dict:
+    """The mean of each figure over runs of the same lever (an error if any run failed)."""
+    failed = [r for r in runs if "error" in r]
+    if failed:
+        return failed[0]
+    return {key: round(statistics.mean(r[key] for r in runs)) if all(r[key] is not None for r in runs) else None
+            for key in runs[0]}
 
 
 if __name__ == "__main__":

@@ -153,7 +153,9 @@ class Controller(QObject):
             if models.llm_name != chosen:
                 models.use_llm(chosen)
             _ = models.embedder
-            return models.llm.name
+            name = models.llm.name
+            _ = models.side_llm  # the second context, for rewrites and translations (registry.side_context)
+            return name
 
         self.models_ok = False
         self.status.emit("Loading the models…")

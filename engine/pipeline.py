@@ -282,8 +282,9 @@ class Pipeline:
             answer.missing_terms = lacking_subject(model_answer, lacking)
 
     def _complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
+        """A short call (a rewrite, a translation), in the model's second context (registry.side_context)."""
         with self.models.lock:
-            return "".join(Generation(self.models.llm, messages, max_tokens=max_tokens)).strip()
+            return "".join(Generation(self.models.side_llm, messages, max_tokens=max_tokens)).strip()
 
 
 def prompt_passages(hits: Sequence[Hit], ranked: Sequence[tuple[Unit, float]], trim: int) -> list[tuple[str, str]]:

@@ -7,7 +7,10 @@ in a models folder. Tests register deterministic fakes under their own
 ids, as simonw/llm's tests do, and the rest of RepoBot never knows the difference.
 
 ``ModelSet`` holds the two a session uses, each loaded on first use, once,
-with the lock that keeps a ``Llama`` to one thread at a time.
+with the lock that keeps a ``Llama`` to one thread at a time. A GGUF model
+gets a second context for short calls (rewrites and translations), so that
+they do not evict the answer prompt's rules and worked example, which
+llama.cpp keeps evaluated between questions.
 
 >>> {"int8", "onnx", "torch"} <= set(embedder_ids())
 True
@@ -24,10 +27,11 @@ from typing import Callable
 from . import embedders
 from .embed import Embedder
 from .errors import ModelError
-from .generate import LLM, LlamaCppLLM
+from .generate import LLM, LlamaCppLLM, Tuning
 from .models import resolve_model
 
 N_CTX = 4096
+SIDE_BATCH = 128  # prompt tokens per step in the short calls' context: their prompts are short
 
 _EMBEDDERS: dict[str, Callable[[], Embedder]] = {}
 _LLMS: dict[str, Callable[[], LLM]] = {}
@@ -64,6 +68,22 @@ def load_llm(name: str | None = None, *, n_ctx: int = N_CTX) -> LLM:
     return LlamaCppLLM(resolve_model(name), n_ctx=n_ctx)
 
 
+def side_context(llm: LLM) -> LLM:
+    """A second llama.cpp context of the same model file for short calls (a registered model is its own).
+
+    The answer prompt starts with the rules and a worked example, about 300
+    tokens that llama.cpp keeps evaluated from one question to the next: it
+    reuses the longest prefix its context already holds. A rewrite or a
+    translation run in the same context would replace them, and the next
+    answer would evaluate them again (2.5 s on 2 cores). The weights are
+    memory-mapped, so the second context costs its own buffers: a smaller
+    batch keeps its logits buffer at 78 MB instead of 311 MB.
+    """
+    if not isinstance(llm, LlamaCppLLM):
+        return llm
+    return LlamaCppLLM(llm.path, n_ctx=llm.n_ctx, tuning=Tuning(batch=SIDE_BATCH))
+
+
 def model_label(name: str | None) -> str:
     """The name a model is shown by, without loading it."""
     if name and name in _LLMS:
@@ -78,6 +98,7 @@ class ModelSet:
         self.llm_name = llm or None
         self.embedder_name = embedder or None
         self._llm: LLM | None = None
+        self._side: LLM | None = None
         self.lock = threading.Lock()  # one Llama instance is never used by two threads at once
 
     @cached_property
@@ -90,10 +111,17 @@ class ModelSet:
             self._llm = load_llm(self.llm_name)
         return self._llm
 
+    @property
+    def side_llm(self) -> LLM:
+        """The model for short calls (rewrites, translations): a second context of the same model file."""
+        if self._side is None:
+            self._side = side_context(self.llm)
+        return self._side
+
     def use_llm(self, name: str | None) -> None:
         """Switch to another language model; it loads on next use (the embedder stays loaded)."""
         with self.lock:
-            self.llm_name, self._llm = name or None, None
+            self.llm_name, self._llm, self._side = name or None, None, None
 
     def check_llm(self) -> None:
         """Fail early, with the fix, if the model file is missing or corrupt (without loading it)."""

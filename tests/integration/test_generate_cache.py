@@ -1,5 +1,5 @@
-"""The real default model: the RAM cache of evaluated prompts (off by default) stays within its capacity; a first token
-in a child process."""
+"""The real default model: the RAM cache of evaluated prompts (off by default) stays within its capacity; rewrites and
+translations run in a second context and leave the answer prompt evaluated; a first token in a child process."""
 
 import pytest
 
@@ -25,3 +25,21 @@ def test_the_default_model_writes_its_first_token_in_a_child_process(llm):
 
     written = check_first_token(llm.path)  # raises ModelError with the fix when this build does not suit the CPU
     assert written.strip() and llm.count_tokens(written) <= 2  # the two tokens it was asked for, written in the child
+
+
+def test_short_calls_run_in_a_second_context_and_leave_the_answer_prompt_evaluated(models, httpx_docs):
+    from repobot.engine.generate import LlamaCppLLM
+    from repobot.engine.pipeline import Pipeline
+    from repobot.engine.registry import SIDE_BATCH
+
+    side = models.side_llm
+    assert isinstance(side, LlamaCppLLM) and side is not models.llm and side.path == models.llm.path
+    assert side._llama.n_batch == SIDE_BATCH  # its logits buffer is a quarter of the answer context's
+    messages = [{"role": "system", "content": "Answer in one short sentence."},
+                {"role": "user", "content": "What is a redirect?"}]
+    "".join(models.llm.stream_chat(messages, max_tokens=4))
+    evaluated = list(models.llm._llama.input_ids)
+    rewritten = Pipeline(httpx_docs, models=models).rewrite("httpx 默认会自动跟随重定向吗？", "en")
+    assert rewritten and "redirect" in rewritten.lower()
+    assert list(models.llm._llama.input_ids) == evaluated  # the rewrite did not evict the answer context's tokens
+    assert side._llama.n_tokens > 0

@@ -264,3 +264,10 @@ def test_a_translation_that_drops_a_name_is_not_shown(docs):
     answer = Pipeline(docs, models=fake_models(llm=llm)).ask("HTTPX 默认会跟随重定向吗？", AskOptions(k=3))
     assert answer.final_answer.startswith("HTTPX 默认不跟随重定向 [1]。 Pass `follow_redirects=True` to enable them [3].")
     assert answer.final_sentences[0].checked_as and answer.final_sentences[1].checked_as is None
+
+
+def test_a_registered_model_does_its_short_calls_itself_and_a_switch_forgets_the_second_context():
+    models = fake_models("x")
+    assert models.side_llm is models.llm  # a fake has no evaluated prefix to keep
+    models.use_llm(models.llm_name)
+    assert models._side is None  # the next model gets its own second context
