@@ -71,13 +71,14 @@ def load_llm(name: str | None = None, *, n_ctx: int = N_CTX) -> LLM:
 def side_context(llm: LLM) -> LLM:
     """A second llama.cpp context of the same model file for short calls (a registered model is its own).
 
-    The answer prompt starts with the rules and a worked example, about 300
-    tokens that llama.cpp keeps evaluated from one question to the next: it
-    reuses the longest prefix its context already holds. A rewrite or a
-    translation run in the same context would replace them, and the next
-    answer would evaluate them again (2.5 s on 2 cores). The weights are
-    memory-mapped, so the second context costs its own buffers: a smaller
-    batch keeps its logits buffer at 78 MB instead of 311 MB.
+    The answer prompt starts with the rules and a worked example, which
+    llama.cpp keeps evaluated from one question to the next: it reuses the
+    longest prefix its context already holds. A rewrite or a translation run
+    in the same context would replace them, and the next answer would
+    evaluate them again (the first token of a question in another language
+    came 1.9 s later, p50, on 2 cores). The weights are memory-mapped, so the
+    second context costs its own buffers: a smaller batch keeps its logits
+    buffer at 78 MB instead of 311 MB (about 125 MB in all).
     """
     if not isinstance(llm, LlamaCppLLM):
         return llm
