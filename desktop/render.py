@@ -62,9 +62,9 @@ def _inline(text: str, turn: int) -> str:
     >>> _inline("It is **not** `**kwargs` [2].", 0)
     'It is <b>not</b> <code>**kwargs</code> <a href="cite:0:2">[2]</a>.'
     """
-    pieces = re.split(r"(`[^`]+`)", html.escape(text, quote=False))
-    rendered = "".join(f"<code>{p[1:-1]}</code>" if p.startswith("`") and p.endswith("`") and len(p) > 1
-                       else re.sub(r"\*\*([^*\n]+)\*\*", r"<b>\1</b>", p) for p in pieces)
+    pieces = re.split(r"`([^`]+)`", html.escape(text, quote=False))  # the code spans' insides at odd places
+    rendered = "".join(f"<code>{p}</code>" if i % 2 else re.sub(r"\*\*([^*\n]+)\*\*", r"<b>\1</b>", p)
+                       for i, p in enumerate(pieces))
     return link_citations(rendered, turn)
 
 
