@@ -1,0 +1,73 @@
+"""The question sets that every figure of the README rests on: what issue #10 asks of them, and labels that hold.
+
+A key fact no gold page contains could never be found, and a gold page that does
+not exist could never be hit: both would lower a figure without saying why.
+"""
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from repobot.engine.evaluate import load_questions
+
+from tests.conftest import FASTAPI_DOCS, HTTPX_DOCS
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+SETS = {  # file: the corpus its gold sources are relative to
+    "httpx_questions.jsonl": HTTPX_DOCS,
+    "httpx_holdout.jsonl": HTTPX_DOCS,
+    "fastapi_questions.jsonl": FASTAPI_DOCS,
+    "fastapi_holdout.jsonl": FASTAPI_DOCS,
+}
+LESSON = ["httpx 默认会自动跟随重定向吗？怎么开启？", "httpx 支持 HTTP/3 吗？", "httpx 自带请求失败自动重试的功能吗？"]
+
+
+def test_the_httpx_set_has_what_the_issue_asks():
+    questions = load_questions(DATA / "httpx_questions.jsonl")
+    langs = Counter(q.language for q in questions)
+    assert len(questions) >= 60 and langs["zh"] >= 15
+    assert all(lesson in [q.question for q in questions] for lesson in LESSON)  # exactly as the lesson writes them
+    assert sum(not q.answerable for q in questions) >= 10
+    assert {q.split for q in questions} == {"calibrate", "report"}
+
+
+def test_the_fastapi_set_asks_in_four_languages_over_the_translated_pages():
+    questions = load_questions(DATA / "fastapi_questions.jsonl")
+    langs = Counter(q.language for q in questions)
+    assert len(questions) >= 30 and all(langs[lang] >= 5 for lang in ("en", "zh", "ja", "fr"))
+    assert sum(not q.answerable for q in questions) >= 5
+    translated = [s for q in questions for s in q.gold_sources if not s.startswith("en/")]
+    assert translated  # a non-English question may find its own page or the English original
+
+
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_every_line_is_a_labelled_question(name):
+    questions = load_questions(DATA / name)
+    assert len({q.question for q in questions}) == len(questions)  # no question asked twice
+    for q in questions:
+        if q.answerable:
+            assert q.gold_sources and q.key_facts, q.question
+        else:
+            assert not q.gold_sources and not q.key_facts, q.question
+
+
+def test_the_held_out_sets_ask_nothing_the_tuned_sets_ask():
+    for corpus in ("httpx", "fastapi"):
+        tuned = {q.question for q in load_questions(DATA / f"{corpus}_questions.jsonl")}
+        held = {q.question for q in load_questions(DATA / f"{corpus}_holdout.jsonl")}
+        assert held and not held & tuned
+
+
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_gold_pages_exist_and_hold_every_key_fact(name):
+    docs = SETS[name]
+    if not docs.is_dir():
+        pytest.skip(f"the corpus is not at {docs} (../shared is absent)")
+    for q in load_questions(DATA / name):
+        pages = [docs / source for source in q.gold_sources]
+        assert all(page.is_file() for page in pages), (q.question, q.gold_sources)
+        text = "\n".join(page.read_text(encoding="utf-8") for page in pages).lower()
+        for fact in q.key_facts:
+            alternatives = [fact] if isinstance(fact, str) else fact
+            assert any(alt.lower() in text for alt in alternatives), (q.question, fact)
