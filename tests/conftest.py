@@ -14,6 +14,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 HTTPX_DOCS = SHARED / "corpora" / "httpx" / "docs"
 FASTAPI_DOCS = SHARED / "corpora" / "fastapi" / "docs"
+# The lesson's own questions, exactly as it asks them.
+LESSON_REDIRECTS = "httpx 默认会自动跟随重定向吗？怎么开启？"
+LESSON_HTTP3 = "httpx 支持 HTTP/3 吗？"
+LESSON_RETRIES = "httpx 自带请求失败自动重试的功能吗？"
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # The int8 graph, the path the installer bundles, whatever path measures fastest on this machine: the retrieval the
 # tests expect must not depend on the machine. The choice itself is tested in tests/unit/test_embedder_choice.py.

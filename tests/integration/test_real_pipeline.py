@@ -10,13 +10,10 @@ from repobot.engine.config import default_corpus
 from repobot.engine.models import default_entry
 from repobot.engine.pipeline import AskOptions, Pipeline
 from repobot.engine.support import SupportChecker
+from tests.conftest import LESSON_HTTP3, LESSON_REDIRECTS, LESSON_RETRIES
 
 pytestmark = pytest.mark.integration
 REDIRECTS = "Does httpx follow redirects by default? How do I enable it?"
-# The lesson's own questions, exactly as it asks them.
-LESSON_REDIRECTS = "httpx 默认会自动跟随重定向吗？怎么开启？"
-LESSON_HTTP3 = "httpx 支持 HTTP/3 吗？"
-LESSON_RETRIES = "httpx 自带请求失败自动重试的功能吗？"
 
 
 @pytest.fixture(scope="module")

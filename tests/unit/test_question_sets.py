@@ -11,7 +11,7 @@ import pytest
 
 from repobot.engine.evaluate import load_questions
 
-from tests.conftest import FASTAPI_DOCS, HTTPX_DOCS
+from tests.conftest import FASTAPI_DOCS, HTTPX_DOCS, LESSON_HTTP3, LESSON_REDIRECTS, LESSON_RETRIES
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SETS = {  # file: the corpus its gold sources are relative to
@@ -20,7 +20,7 @@ SETS = {  # file: the corpus its gold sources are relative to
     "fastapi_questions.jsonl": FASTAPI_DOCS,
     "fastapi_holdout.jsonl": FASTAPI_DOCS,
 }
-LESSON = ["httpx 默认会自动跟随重定向吗？怎么开启？", "httpx 支持 HTTP/3 吗？", "httpx 自带请求失败自动重试的功能吗？"]
+LESSON = [LESSON_REDIRECTS, LESSON_HTTP3, LESSON_RETRIES]
 
 
 def test_the_httpx_set_has_what_the_issue_asks():
