@@ -25,8 +25,8 @@ from .languages import language
 from .names import identifiers
 from .prompt import without_prompt_tags
 from .quote import INTRODUCES, Choice, evidence, extractive, pick_quotes, quoted
-from .support import NOT_SHOWN, Support, Unit, shown_citations
-from .text import cite, drop_empty_code_blocks, named_in, strip_citations
+from .support import LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
+from .text import cite, drop_empty_code_blocks, named_in, outside_code, strip_citations
 from .tokens import content_words
 
 # A verified answer whose sentences match the question this much less than the passages' best sentence gets the best
@@ -92,7 +92,10 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
     A shown sentence that introduces code the model left out ("… like this:")
     brings the code block that follows it in its passage, cited by the checker.
     """
-    out, shown, position = [], [], 0
+    out: list[str] = []
+    shown: list[Support | None] = []
+    position, lead = 0, None  # lead: the place in (out, shown) of a line leading into code, until what follows shows
+    valid = {u.pid for u in units} or None
     for n, s in enumerate(sentences):
         found = _locate(answer, s.text, position)
         if found is None:
@@ -100,15 +103,12 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
         start, end = found
         out.append(answer[position:start])
         position = end
-        kept = shown_sentence(s, {u.pid for u in units} or None)
-        if kept is None or (kept.status == "exempt" and is_escape(kept.text) and any(map(is_backed, sentences))):
-            continue  # dropped: unsupported, or "not covered" said after claims the passages back
-        if kept.status != "exempt" and any(strip_citations(kept.text) == strip_citations(x.text) for x in shown):
-            continue  # said again (a small model repeats itself): shown once
-        if not kept.is_code:
-            kept = kept._replace(text=without_prompt_tags(kept.text))
-            if not strip_citations(kept.text).strip():
-                continue  # nothing but the prompt's own markup, echoed back
+        kept = _shown_here(shown_sentence(s, valid), sentences, shown)
+        if lead is not None and kept is None:  # what the line before leads into is not shown
+            _end_lead(lead, out, shown)
+        lead = None
+        if kept is None:
+            continue
         out.append(kept.text)
         shown.append(kept)
         following = sentences[n + 1] if n + 1 < len(sentences) else None
@@ -117,10 +117,60 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
             out.append(f"\n\n```\n{code.text}\n```\n")
             shown.append(Support(code.text, [code.pid], "supported", {code.pid: 1.0}, None,
                                  f"Copied from passage [{code.pid}]: the sentence before introduces it.", True, "checker"))
+        elif kept.reason == LEAD:
+            lead = (len(out) - 1, len(shown) - 1)
+    if lead is not None:  # the answer ends on it
+        _end_lead(lead, out, shown)
     out.append(answer[position:])
     text = drop_empty_code_blocks("".join(out))  # code blocks emptied by unsupported code
     text = re.sub(r"\n{3,}", "\n\n", re.sub(r"[ \t]+\n", "\n", text)).strip()
-    return Choice("verified", text, shown)
+    text = outside_code(text, lambda prose: re.sub(r"(\n\n) (?=\S)", r"\1", prose))  # the space after a dropped one
+    return Choice("verified", text, [x for x in shown if x is not None])
+
+
+def _said(text: str) -> str:
+    return strip_citations(text).strip().rstrip(":：.。")
+
+
+def _shown_here(kept: Support | None, sentences: Sequence[Support], shown: Sequence[Support | None]) -> Support | None:
+    """A sentence as ``shown_sentence`` keeps it, unless this answer must not show it here: "not covered" after
+    backed claims, a claim said before (a small model repeats itself), or only the prompt's own tags."""
+    if kept is None or (kept.status == "exempt" and is_escape(kept.text) and any(map(is_backed, sentences))):
+        return None
+    if kept.status != "exempt" and any(x and _said(kept.text) == _said(x.text) for x in shown):
+        return None
+    if not kept.is_code:
+        kept = kept._replace(text=without_prompt_tags(kept.text))
+        if not strip_citations(kept.text).strip():
+            return None
+    return kept
+
+
+def _end_lead(lead: tuple[int, int], out: list[str], shown: list[Support | None]) -> None:
+    """The shown line at ``lead`` (its place in ``out`` and ``shown``) leads into nothing shown: it becomes a sentence
+    of its own (``lead_alone``), unless the answer already says that, or it goes."""
+    alone = lead_alone(shown[lead[1]])
+    if alone is not None and any(x and _said(alone.text) == _said(x.text) for x in shown[:lead[1]]):
+        alone = None
+    out[lead[0]], shown[lead[1]] = (alone.text, alone) if alone is not None else ("", None)
+
+
+def lead_alone(s: Support) -> Support | None:
+    """A line that leads into code (or a list) that is not shown: dropped, unless a passage backs what it names; then
+    it is shown as a sentence of its own, with that passage's id.
+
+    >>> lead = Support("Raise it per request with `timeout=`:", [], "exempt", {2: 0.8}, None, LEAD)
+    >>> lead_alone(lead).text, lead_alone(lead).cited_by
+    ('Raise it per request with `timeout=` [2].', 'checker')
+    >>> lead_alone(Support("Here is an example:", [], "exempt", {}, None, LEAD)) is None
+    True
+    """
+    if max(s.support.values(), default=0.0) < SUPPORT_THRESHOLD:
+        return None
+    ids, by = shown_citations(s._replace(suggested=max(s.support, key=s.support.get)))
+    bare = strip_citations(s.text).rstrip()
+    text = cite(bare[:-1] + ("。" if bare.endswith("：") else "."), ids)
+    return s._replace(text=text, cited=ids, cited_by=by)
 
 
 def introduced_code(s: Support, units: Sequence[Unit]) -> Unit | None:

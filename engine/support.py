@@ -45,6 +45,7 @@ CAP = 0.45  # the score of a sentence naming an identifier or number its passage
 POLARITY_PENALTY = 0.6  # a unit of the opposite polarity ("does not …") counts this much
 REPEATS = "Exempt: it only repeats the question (not shown)."
 INCLUDE = "Exempt: a docs-build directive that pulls in a file from outside the folder (not shown)."
+LEAD = "Exempt: introduces the code that follows."
 UNBACKED_LEAD = "Exempt: it leads into code, but names something no passage supports (not shown)."
 NOT_SHOWN = (REPEATS, INCLUDE, UNBACKED_LEAD)
 _INCLUDE = re.compile(r"^\{\*\s.*\*\}$|^-{2,}8<-{2,}\s")  # FastAPI's {* file *}, pymdownx's --8<-- "file"
@@ -245,14 +246,13 @@ class SupportChecker:
         if is_escape(sentence):
             return Support(sentence, cited, "exempt", {}, None, "Exempt: the fixed 'not found' phrase.")
         if introduces_code(sentence):
-            lead = "Exempt: introduces the code that follows."
             if not identifiers(strip_citations(sentence)):
-                return Support(sentence, cited, "exempt", {}, None, lead)
+                return Support(sentence, cited, "exempt", {}, None, LEAD)
             # "Turn checks off with `verify=False`:" names something: shown only when a passage backs it, and (as any
             # line that leads into code) never counted for or against the answer; the code after it is checked.
             scores = self.scores(sentence, translation)
             backed = max(scores.values(), default=0.0) >= SUPPORT_THRESHOLD
-            return Support(sentence, cited, "exempt", scores, None, lead if backed else UNBACKED_LEAD,
+            return Support(sentence, cited, "exempt", scores, None, LEAD if backed else UNBACKED_LEAD,
                            checked_as=translation)
         named = named_in(absent, strip_citations(sentence))
         if named:

@@ -2,7 +2,7 @@
 
 from repobot.engine.answer import choose, verified
 from repobot.engine.quote import extractive
-from repobot.engine.support import REPEATS, Support, Unit
+from repobot.engine.support import LEAD, REPEATS, Support, Unit
 
 RANKED = [
     (Unit(1, 0, "HTTPX does not follow redirects by default, unlike requests.", False), 0.8),
@@ -46,6 +46,30 @@ def test_unsupported_code_is_dropped_and_copied_code_kept():
                  sentence("magic()", [], "unsupported", code=True)]
     choice = verified(sentences, answer)
     assert "follow_redirects=True" in choice.text and "magic" not in choice.text
+
+
+def test_a_line_leading_into_code_that_is_not_shown_is_dropped_or_ends_as_a_sentence():
+    """The model's code failed the check: "Here's an example:" would lead into nothing, and the next paragraph would
+    start with the space that followed the dropped code's sentence."""
+    answer = ("Off by default [1]. Here's an example:\n\n```python\nmagic()\n```\n\nMade up. Pass it per request [1].\n"
+              "Change it per request with `timeout`:\n```python\nmore_magic()\n```")
+    sentences = [sentence("Off by default [1].", [1], "supported"),
+                 Support("Here's an example:", [], "exempt", {}, None, LEAD),
+                 sentence("magic()", [], "unsupported", code=True),
+                 sentence("Made up.", [], "unsupported"),
+                 sentence("Pass it per request [1].", [1], "supported"),
+                 Support("Change it per request with `timeout`:", [], "exempt", {2: 0.85}, None, LEAD),
+                 sentence("more_magic()", [], "unsupported", code=True)]
+    choice = verified(sentences, answer)
+    assert choice.text == "Off by default [1].\n\nPass it per request [1].\nChange it per request with `timeout` [2]."
+    assert choice.sentences[-1].cited_by == "checker" and choice.sentences[-1].cited == [2]
+
+
+def test_a_line_leading_into_code_that_is_shown_stays():
+    answer = "Enable it:\n```python\nclient.get(url, follow_redirects=True)\n```"
+    sentences = [Support("Enable it:", [], "exempt", {}, None, LEAD),
+                 sentence("client.get(url, follow_redirects=True)", [], "supported", 1, code=True)]
+    assert verified(sentences, answer).text == answer
 
 
 def test_adapted_code_is_shown_as_the_documents_example_once():
