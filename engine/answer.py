@@ -160,8 +160,8 @@ def lead_alone(s: Support) -> Support | None:
     it is shown as a sentence of its own, with that passage's id.
 
     >>> lead = Support("Raise it per request with `timeout=`:", [], "exempt", {2: 0.8}, None, LEAD)
-    >>> lead_alone(lead).text, lead_alone(lead).cited_by
-    ('Raise it per request with `timeout=` [2].', 'checker')
+    >>> lead_alone(lead).text, lead_alone(lead).cited_by, lead_alone(lead).status
+    ('Raise it per request with `timeout=` [2].', 'checker', 'supported')
     >>> lead_alone(Support("Here is an example:", [], "exempt", {}, None, LEAD)) is None
     True
     """
@@ -170,7 +170,8 @@ def lead_alone(s: Support) -> Support | None:
     ids, by = shown_citations(s._replace(suggested=max(s.support, key=s.support.get)))
     bare = strip_citations(s.text).rstrip()
     text = cite(bare[:-1] + ("。" if bare.endswith("：") else "."), ids)
-    return s._replace(text=text, cited=ids, cited_by=by)
+    return s._replace(text=text, cited=ids, cited_by=by, status="supported", reason="Supported: a passage backs what "
+                      "this line names; the code it led into was not shown.")
 
 
 def introduced_code(s: Support, units: Sequence[Unit]) -> Unit | None:

@@ -62,7 +62,8 @@ def test_a_line_leading_into_code_that_is_not_shown_is_dropped_or_ends_as_a_sent
                  sentence("more_magic()", [], "unsupported", code=True)]
     choice = verified(sentences, answer)
     assert choice.text == "Off by default [1].\n\nPass it per request [1].\nChange it per request with `timeout` [2]."
-    assert choice.sentences[-1].cited_by == "checker" and choice.sentences[-1].cited == [2]
+    last = choice.sentences[-1]
+    assert (last.cited_by, last.cited, last.status) == ("checker", [2], "supported")
 
 
 def test_a_line_leading_into_code_that_is_shown_stays():
