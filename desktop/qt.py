@@ -4,6 +4,7 @@ from PySide6.QtCore import (  # noqa: F401
     QEvent,
     QFileSystemWatcher,
     QObject,
+    QSize,
     QTimer,
     Qt,
     QUrl,
@@ -12,6 +13,7 @@ from PySide6.QtCore import (  # noqa: F401
 from PySide6.QtGui import (  # noqa: F401
     QDesktopServices,
     QFont,
+    QFontMetrics,
     QGuiApplication,
     QKeySequence,
     QShortcut,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 from ..qt import (
-    QFileDialog, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout,
-    QWidget, Qt, Signal,
+    QFileDialog, QFontMetrics, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
+    QSize, QVBoxLayout, QWidget, Qt, Signal,
 )
 
 ROLE = Qt.ItemDataRole.UserRole
@@ -42,12 +42,22 @@ class HistoryPanel(QWidget):
         self.list.clear()
         for c in conversations:
             when = time.strftime("%d %b %H:%M", time.localtime(c.updated))
-            item = QListWidgetItem(f"{c.title}\n{c.turns} question(s) · {when}")
+            item = QListWidgetItem(f"{c.title}\n{c.turns} question{'' if c.turns == 1 else 's'} · {when}")
+            item.setSizeHint(self._fitted(item.text()))
             item.setData(ROLE, c.id)
             item.setToolTip(c.title)
             self.list.addItem(item)
             if c.id == current:
                 self.list.setCurrentItem(item)
+
+    def _fitted(self, text: str) -> QSize:
+        """Room for every line of an item. Qt sizes it by the list's font, and a Chinese title drawn in a taller
+        fallback font then did not fit: its first line ended in "…" and the second was not shown."""
+        metrics = QFontMetrics(self.list.font())
+        lines = text.split("\n")
+        height = sum(max(metrics.lineSpacing(), metrics.boundingRect(line).height()) for line in lines)
+        width = max(metrics.horizontalAdvance(line) for line in lines)
+        return QSize(width + 2 * metrics.averageCharWidth(), height + metrics.lineSpacing() // 2)
 
     def selected(self) -> int | None:
         item = self.list.currentItem()

@@ -43,7 +43,7 @@ def test_a_conversation_survives_closing_and_reopening_the_window(open_window, q
     ask(qtbot, win, "Does HTTPX follow redirects by default?")
     ask(qtbot, win, "And how do I enable it?")
     first = win.controller.conversation.id
-    assert win.history.list.count() == 1 and "2 question(s)" in win.history.list.item(0).text()
+    assert win.history.list.count() == 1 and "2 questions" in win.history.list.item(0).text()
     shown = win.chat.conversation.toPlainText()
     win.close()
 
@@ -56,7 +56,7 @@ def test_a_conversation_survives_closing_and_reopening_the_window(open_window, q
     assert again.chat.conversation.toPlainText() == shown  # exactly as checked then
     assert again.open_link("cite:0:1") and again.viewer.title.text().startswith("<b>guide/redirects.md</b>")
     ask(qtbot, again, "Does HTTPX follow redirects by default?")  # continues the reopened conversation
-    assert again.controller.conversation.id == first and "3 question(s)" in again.history.list.item(0).text()
+    assert again.controller.conversation.id == first and "3 questions" in again.history.list.item(0).text()
 
 
 def test_rename_search_delete_and_a_changed_source(open_window, qtbot, docs):
@@ -150,3 +150,24 @@ def test_removing_the_folder_on_screen_opens_the_user_guide_in_a_conversation_of
     after = titles_and_questions(c)
     assert {k: v for k, v in after.items() if k in before} == before  # none of them was written into
     assert [after[k] for k in after if k not in before] == [["How do I add a folder?"]]
+
+
+def test_a_chinese_title_keeps_both_lines_of_its_conversation(qtbot):
+    """Qt sized the items by the list's Latin font; a Chinese title, drawn in a taller fallback font, did not fit,
+    so it ended in "…" and the line with the count and date was not shown."""
+    from types import SimpleNamespace
+
+    from repobot.desktop.panels.history import HistoryPanel
+    from repobot.desktop.qt import QFontMetrics
+
+    panel = HistoryPanel()
+    qtbot.addWidget(panel)
+    titles = ["httpx 支持 HTTP/3 吗？", "Does httpx support HTTP/3?"]
+    panel.show_conversations([SimpleNamespace(id=n, title=t, turns=n + 1, updated=0) for n, t in enumerate(titles)], 0)
+    metrics = QFontMetrics(panel.list.font())
+    chinese, english = (panel.list.item(n) for n in range(2))
+    assert chinese.text().endswith("1 question · " + chinese.text().split(" · ")[-1])
+    assert "2 questions" in english.text()
+    tallest = metrics.boundingRect(titles[0]).height()
+    assert chinese.sizeHint().height() >= tallest + metrics.lineSpacing()
+    assert chinese.sizeHint().width() >= metrics.horizontalAdvance(titles[0])
