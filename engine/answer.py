@@ -34,6 +34,7 @@ from .tokens import content_words
 # key fact that their quotes held (0.1 and 0.15 add quotes to more answers for the same 6; 0.25 and 0.3 reach 4).
 OFF_POINT = 0.2
 ALSO = "Heads the quotes shown after the answer, which may miss the point."
+ENDED = "Supported: a passage backs what this line names; the code it led into was not shown, so it ends here."
 
 
 def claims(sentences: Sequence[Support]) -> list[Support]:
@@ -91,6 +92,7 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
 
     A shown sentence that introduces code the model left out ("… like this:")
     brings the code block that follows it in its passage, cited by the checker.
+    A line that leads into code that is not shown goes, or ends as a sentence of its own (``lead_alone``).
     """
     out: list[str] = []
     shown: list[Support | None] = []
@@ -129,6 +131,11 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
 
 
 def _said(text: str) -> str:
+    """What a shown line says, for telling repeats apart: no ids, no final stop or colon.
+
+    >>> _said("Use a context manager [3]:") == _said("Use a context manager [1].")
+    True
+    """
     return strip_citations(text).strip().rstrip(":：.。")
 
 
@@ -170,8 +177,7 @@ def lead_alone(s: Support) -> Support | None:
     ids, by = shown_citations(s._replace(suggested=max(s.support, key=s.support.get)))
     bare = strip_citations(s.text).rstrip()
     text = cite(bare[:-1] + ("。" if bare.endswith("：") else "."), ids)
-    return s._replace(text=text, cited=ids, cited_by=by, status="supported", reason="Supported: a passage backs what "
-                      "this line names; the code it led into was not shown.")
+    return s._replace(text=text, cited=ids, cited_by=by, status="supported", reason=ENDED)
 
 
 def introduced_code(s: Support, units: Sequence[Unit]) -> Unit | None:
