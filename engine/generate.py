@@ -102,6 +102,9 @@ def bounded_ram_cache(capacity_bytes: int):
     return BoundedRAMCache(capacity_bytes=capacity_bytes)
 
 
+_MARK = "\u2063\u2063repobot-mark\u2063\u2063"  # stands for the last message's text while its start is located
+
+
 class LlamaCppLLM(LLM):
     """A GGUF chat model run by llama-cpp-python on the CPU.
 
@@ -144,10 +147,54 @@ class LlamaCppLLM(LLM):
         self.has_chat_template = bool(self._llama.metadata.get("tokenizer.chat_template"))
         if not self.has_chat_template:
             self._llama.chat_format = FALLBACK_CHAT_FORMAT
+        self._formatter = self._template_formatter() if self.has_chat_template and not tuning.state_cache_mb else None
         self.temperature = temperature
         self.repeat_penalty = 1.1
 
+    def _template_formatter(self):
+        """The GGUF's chat template as llama-cpp-python renders it for ``create_chat_completion``."""
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        llama = self._llama
+        eos, bos = llama.token_eos(), llama.token_bos()
+        text = llama._model.token_get_text
+        return Jinja2ChatFormatter(template=llama.metadata["tokenizer.chat_template"], eos_token=text(eos) if eos != -1
+                                   else "", bos_token=text(bos) if bos != -1 else "", stop_token_ids=[eos])
+
+    def constant_part(self, messages: Messages) -> list[int]:
+        """The prompt's tokens up to where the last message's text begins (the rules and worked example, or a short
+        call's instructions), or none when they cannot be told apart."""
+        if self._formatter is None or len(messages) < 2:
+            return []
+        marked = self._formatter(messages=[*messages[:-1], {**messages[-1], "content": _MARK}])
+        cut = marked.prompt.find(_MARK)
+        if cut <= 0:
+            return []
+        def tokens(text: str) -> list[int]:
+            return self._llama.tokenize(text.encode("utf-8"), add_bos=not marked.added_special, special=True)
+
+        prefix, whole = tokens(marked.prompt[:cut]), tokens(self._formatter(messages=list(messages)).prompt)
+        return prefix if len(prefix) < len(whole) and whole[: len(prefix)] == prefix else []
+
+    def _hold(self, constant: list[int]) -> None:
+        """Leave the context holding exactly ``constant``, evaluated alone from an empty context, so that the rest of
+        the prompt is always evaluated from the same place.
+
+        llama.cpp reuses the longest prefix of the previous prompt that the context holds and evaluates the rest
+        from there; greedy output moves with that arithmetic, so the same question got another rewrite (7 of 43)
+        or answer after a call of another kind. Held this way, a reply depends on its messages only.
+        """
+        llama = self._llama
+        if llama.input_ids[: llama.n_tokens].tolist()[: len(constant)] == constant:
+            llama.n_tokens = len(constant)  # what followed is dropped by generate's own prefix match
+        else:
+            llama.reset()
+            llama.eval(constant)
+
     def stream_chat(self, messages: Messages, *, max_tokens: int) -> Iterator[str]:
+        constant = self.constant_part(messages)
+        if constant:
+            self._hold(constant)
         stream = self._llama.create_chat_completion(
             messages=list(messages),
             stream=True,

@@ -1,5 +1,6 @@
 """The real default model: the RAM cache of evaluated prompts (off by default) stays within its capacity; rewrites and
-translations run in a second context and leave the answer prompt evaluated; a first token in a child process."""
+translations run in a second context and leave the answer prompt evaluated; a first token in a child process; a reply
+depends on its messages only, not on the call before it."""
 
 import pytest
 
@@ -43,3 +44,27 @@ def test_short_calls_run_in_a_second_context_and_leave_the_answer_prompt_evaluat
     assert rewritten and "redirect" in rewritten.lower()
     assert list(models.llm._llama.input_ids) == evaluated  # the rewrite did not evict the answer context's tokens
     assert side._llama.n_tokens > 0
+
+
+def test_a_reply_depends_on_its_messages_only_not_on_the_call_before_it(models):
+    """llama.cpp evaluates a prompt from the longest prefix its context still holds; greedy output moved with that,
+    so this rewrite read "misconfigured" after one call and "under control" after another. The context now holds
+    exactly the instructions (evaluated alone) before every call."""
+    from repobot.engine.generate import Generation
+    from repobot.engine.rewrite import sentence_messages, translation_messages
+
+    side = models.side_llm
+    question = ("Je veux désactiver HTTP/2 uniquement pour un domaine qui le gère mal, tout en le gardant pour le "
+                "reste. C'est faisable ?")
+
+    def reply(messages):
+        return "".join(Generation(side, messages, max_tokens=48))
+
+    first = reply(translation_messages(question, "en"))
+    before = [translation_messages(question.split(". ")[0] + ".", "en"),  # the same instructions, half the question
+              sentence_messages(question, "fr", "en"),  # other instructions
+              translation_messages(question, "en")]  # the very same call
+    for call in before:
+        reply(call)
+        assert reply(translation_messages(question, "en")) == first
+    assert len(side.constant_part(translation_messages(question, "en"))) > 20  # the instructions and the example
