@@ -147,6 +147,7 @@ class LlamaCppLLM(LLM):
         self.has_chat_template = bool(self._llama.metadata.get("tokenizer.chat_template"))
         if not self.has_chat_template:
             self._llama.chat_format = FALLBACK_CHAT_FORMAT
+        # with the RAM cache of prompts on, llama-cpp-python restores a saved state over what _hold leaves
         self._formatter = self._template_formatter() if self.has_chat_template and not tuning.state_cache_mb else None
         self.temperature = temperature
         self.repeat_penalty = 1.1
@@ -157,9 +158,12 @@ class LlamaCppLLM(LLM):
 
         llama = self._llama
         eos, bos = llama.token_eos(), llama.token_bos()
-        text = llama._model.token_get_text
-        return Jinja2ChatFormatter(template=llama.metadata["tokenizer.chat_template"], eos_token=text(eos) if eos != -1
-                                   else "", bos_token=text(bos) if bos != -1 else "", stop_token_ids=[eos])
+
+        def text(token: int) -> str:
+            return llama._model.token_get_text(token) if token != -1 else ""
+
+        return Jinja2ChatFormatter(template=llama.metadata["tokenizer.chat_template"], eos_token=text(eos),
+                                   bos_token=text(bos), stop_token_ids=[eos])
 
     def constant_part(self, messages: Messages) -> list[int]:
         """The prompt's tokens up to where the last message's text begins (the rules and worked example, or a short
@@ -170,6 +174,7 @@ class LlamaCppLLM(LLM):
         cut = marked.prompt.find(_MARK)
         if cut <= 0:
             return []
+
         def tokens(text: str) -> list[int]:
             return self._llama.tokenize(text.encode("utf-8"), add_bos=not marked.added_special, special=True)
 
@@ -181,8 +186,9 @@ class LlamaCppLLM(LLM):
         the prompt is always evaluated from the same place.
 
         llama.cpp reuses the longest prefix of the previous prompt that the context holds and evaluates the rest
-        from there; greedy output moves with that arithmetic, so the same question got another rewrite (7 of 43)
-        or answer after a call of another kind. Held this way, a reply depends on its messages only.
+        from there; greedy output moves with that arithmetic, so the same question got another rewrite (10 of the
+        43 non-English httpx calibrate questions) or answer after a call of another kind. Held this way, a reply
+        depends on its messages only.
         """
         llama = self._llama
         if llama.input_ids[: llama.n_tokens].tolist()[: len(constant)] == constant:
