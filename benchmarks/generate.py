@@ -153,7 +153,7 @@ def levers(pipe, questions, options, only: str = "") -> dict:
     levers whose name holds it are run twice each, in the order ABBA, and each figure is the mean of its two runs."""
     from dataclasses import replace
 
-    from repobot.engine.generate import LlamaCppLLM, Tuning
+    from repobot.engine.llama import LlamaCppLLM, Tuning
     from repobot.engine.models import resolve_model
 
     models = pipe.models

@@ -1,28 +1,22 @@
 """Generate: stream an answer from a local chat model, cancellable, with thinking hidden.
 
-``LLM.stream_chat`` is the one abstract method; ``LlamaCppLLM`` implements it
-with llama-cpp-python and the GGUF's own chat template. ``Generation`` wraps
+``LLM.stream_chat`` is the one abstract method; ``llama.LlamaCppLLM`` implements
+it with llama-cpp-python and the GGUF's own chat template. ``Generation`` wraps
 any LLM: it checks the cancel flag at every token, caps the length, stops when the
 model starts repeating itself, and hides ``<think>…</think>``.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 import time
 from abc import ABC, abstractmethod
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Iterator, NamedTuple, Sequence
-
-from .config import physical_cores
-from .errors import ModelError
+from typing import Iterator, Sequence
 
 Messages = Sequence[dict[str, str]]
-FALLBACK_CHAT_FORMAT = "chatml"  # used when a GGUF carries no chat template
 
 
 class LLM(ABC):
@@ -37,191 +31,6 @@ class LLM(ABC):
     def count_tokens(self, text: str) -> int:
         """Tokens in ``text`` (a rough estimate unless the model overrides it)."""
         return len(text) // 3 + 1
-
-
-_BACKENDS_LOADED = False
-
-
-def load_cpu_backends() -> None:
-    """Load the best CPU variant of a portable llama.cpp build (GGML_BACKEND_DL), once per process.
-
-    The installer's build keeps one ``libggml-cpu-<variant>.so`` per x86-64 level;
-    llama-cpp-python does not load them itself, so ask ggml to pick the best one
-    for this CPU. A normal (native) build has none of these files: nothing to do.
-    """
-    global _BACKENDS_LOADED
-    if _BACKENDS_LOADED:
-        return
-    import ctypes
-
-    import llama_cpp
-
-    lib_dir = Path(llama_cpp.__file__).parent / "lib"
-    # the wheel puts the variants in site-packages/bin; the installer bundle puts them beside libggml.so
-    for variants in (lib_dir, lib_dir.parent.parent / "bin"):
-        if any(variants.glob("libggml-cpu-*.so")):
-            try:  # the very libggml that libllama already uses (a bundle may hold a second copy)
-                ggml = ctypes.CDLL("libggml.so.0", mode=os.RTLD_NOLOAD)
-            except OSError:
-                ggml = ctypes.CDLL(str(lib_dir / "libggml.so"))
-            ggml.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
-            ggml.ggml_backend_load_all_from_path(str(variants).encode())
-            break
-    _BACKENDS_LOADED = True
-
-
-class Tuning(NamedTuple):
-    """How llama.cpp runs: set from measurements on this machine (benchmarks/generate.py --levers)."""
-
-    threads: int = 0  # 0: one per physical core (2 here: the whole answer 0.7-1.4 s sooner than with 1)
-    batch: int = 512  # prompt tokens evaluated per step (128 and 2048 made no difference that held across runs)
-    prompt_lookup: int = 0  # draft tokens guessed from the prompt (prompt-lookup speculative decoding); 0: off
-    # (0.75-1.1 s slower to the first token here: drafting needs the logits of every prompt token)
-    flash_attn: bool = True  # llama.cpp's fused attention: prompt evaluation 6-10% faster here (220 -> 237 tokens/s)
-    state_cache_mb: int = 0  # evaluated prompts kept in RAM, counted in full (bounded_ram_cache): a prompt that
-    # starts like an earlier one resumes from it. Off: llama-cpp-python saves the whole state (the logits buffer
-    # alone is 311 MB) after every reply, before the stream ends; with 768 MB, 8 httpx questions in four languages
-    # took 15.1 s to the checked answer (p50) and 10.7 s without, first token 6.8 s and 7.3 s (Sapphire Rapids VM)
-
-
-def bounded_ram_cache(capacity_bytes: int):
-    """llama-cpp-python's RAM cache of evaluated prompts, its capacity counting all that a saved state holds.
-
-    ``LlamaRAMCache`` counts only llama.cpp's own state, but each saved state also
-    copies the logits buffer (batch x vocabulary floats: 311 MB with Qwen's 151,936
-    tokens), so a 256 MB cache grew to 7 GB over a 30-question eval. Counted in
-    full, 768 MB keeps the last two prompts.
-    """
-    from llama_cpp import LlamaRAMCache
-
-    class BoundedRAMCache(LlamaRAMCache):
-        @property
-        def cache_size(self) -> int:
-            return sum(s.llama_state_size + s.scores.nbytes + s.input_ids.nbytes for s in self.cache_state.values())
-
-    return BoundedRAMCache(capacity_bytes=capacity_bytes)
-
-
-_MARK = "\u2063\u2063repobot-mark\u2063\u2063"  # stands for the last message's text while its start is located
-
-
-class LlamaCppLLM(LLM):
-    """A GGUF chat model run by llama-cpp-python on the CPU.
-
-    Decoding is greedy (temperature 0): answers copy the passages rather than
-    paraphrase them, and the same question gets the same answer.
-    """
-
-    def __init__(self, path: Path, *, n_ctx: int = 4096, seed: int = 42, temperature: float = 0.0,
-                 tuning: Tuning | None = None):
-        from .models import check_gguf
-
-        path = check_gguf(path)
-        tuning = tuning or Tuning()
-        try:
-            from llama_cpp import Llama
-
-            load_cpu_backends()
-            draft = None
-            if tuning.prompt_lookup:
-                from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
-
-                draft = LlamaPromptLookupDecoding(num_pred_tokens=tuning.prompt_lookup)
-            self._llama = Llama(
-                model_path=str(path), n_ctx=n_ctx, n_threads=tuning.threads or physical_cores(),
-                n_batch=tuning.batch, flash_attn=tuning.flash_attn, seed=seed, draft_model=draft, verbose=False,
-                logits_all=draft is not None,  # llama-cpp-python sizes its logits buffer from this argument alone,
-            )  # so a draft model without it overflows the buffer on the first long prompt
-            if tuning.state_cache_mb:
-                self._llama.set_cache(bounded_ram_cache(tuning.state_cache_mb << 20))
-        except Exception as err:  # llama.cpp reports a bad file as a bare ValueError, sometimes with no message
-            said = (str(err).strip().splitlines() or [type(err).__name__])[0][:100]
-            raise ModelError(
-                f"llama.cpp could not load {path.name} ({said}). "
-                "The file may be truncated or of an unsupported architecture: choose another GGUF."
-            ) from err
-        self.path = path
-        self.name = path.name
-        trained = int(self._llama.metadata.get(f"{self._llama.metadata.get('general.architecture', '')}.context_length", n_ctx) or n_ctx)
-        self.n_ctx = min(n_ctx, trained)
-        self.has_chat_template = bool(self._llama.metadata.get("tokenizer.chat_template"))
-        if not self.has_chat_template:
-            self._llama.chat_format = FALLBACK_CHAT_FORMAT
-        # with the RAM cache of prompts on, llama-cpp-python restores a saved state over what _hold leaves
-        self._formatter = self._template_formatter() if self.has_chat_template and not tuning.state_cache_mb else None
-        self.temperature = temperature
-        self.repeat_penalty = 1.1
-
-    def _template_formatter(self):
-        """The GGUF's chat template as llama-cpp-python renders it for ``create_chat_completion``."""
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-        llama = self._llama
-        eos, bos = llama.token_eos(), llama.token_bos()
-
-        def text(token: int) -> str:
-            return llama._model.token_get_text(token) if token != -1 else ""
-
-        return Jinja2ChatFormatter(template=llama.metadata["tokenizer.chat_template"], eos_token=text(eos),
-                                   bos_token=text(bos), stop_token_ids=[eos])
-
-    def constant_part(self, messages: Messages) -> list[int]:
-        """The prompt's tokens up to where the last message's text begins (the rules and worked example, or a short
-        call's instructions), or none when they cannot be told apart."""
-        if self._formatter is None or len(messages) < 2:
-            return []
-        marked = self._formatter(messages=[*messages[:-1], {**messages[-1], "content": _MARK}])
-        cut = marked.prompt.find(_MARK)
-        if cut <= 0:
-            return []
-
-        def tokens(text: str) -> list[int]:
-            return self._llama.tokenize(text.encode("utf-8"), add_bos=not marked.added_special, special=True)
-
-        prefix, whole = tokens(marked.prompt[:cut]), tokens(self._formatter(messages=list(messages)).prompt)
-        return prefix if len(prefix) < len(whole) and whole[: len(prefix)] == prefix else []
-
-    def _hold(self, constant: list[int]) -> None:
-        """Leave the context holding exactly ``constant``, evaluated alone from an empty context, so that the rest of
-        the prompt is always evaluated from the same place.
-
-        llama.cpp reuses the longest prefix of the previous prompt that the context holds and evaluates the rest
-        from there; greedy output moves with that arithmetic, so the same question got another rewrite (10 of the
-        43 non-English httpx calibrate questions) or answer after a call of another kind. Held this way, a reply
-        depends on its messages only.
-        """
-        llama = self._llama
-        if llama.input_ids[: llama.n_tokens].tolist()[: len(constant)] == constant:
-            llama.n_tokens = len(constant)  # what followed is dropped by generate's own prefix match
-        else:
-            llama.reset()
-            llama.eval(constant)
-
-    def stream_chat(self, messages: Messages, *, max_tokens: int) -> Iterator[str]:
-        constant = self.constant_part(messages)
-        if constant:
-            self._hold(constant)
-        stream = self._llama.create_chat_completion(
-            messages=list(messages),
-            stream=True,
-            max_tokens=max_tokens,
-            temperature=self.temperature,
-            top_p=0.9,
-            repeat_penalty=self.repeat_penalty,
-        )
-        self.finish_reason = None
-        try:
-            for part in stream:
-                choice = part["choices"][0]
-                self.finish_reason = choice.get("finish_reason") or self.finish_reason
-                piece = choice["delta"].get("content")
-                if piece:
-                    yield piece
-        finally:
-            stream.close()
-
-    def count_tokens(self, text: str) -> int:
-        return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
 
 # --- pure helpers ----------------------------------------------------------------

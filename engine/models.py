@@ -227,7 +227,7 @@ def install_model(role: str = "default", folder: Path | None = None) -> Path:
 _FIRST_TOKEN = """
 import sys
 from pathlib import Path
-from repobot.engine.generate import LlamaCppLLM
+from repobot.engine.llama import LlamaCppLLM
 llm = LlamaCppLLM(Path(sys.argv[1]), n_ctx=512)
 print(repr("".join(llm.stream_chat([{"role": "user", "content": "Say OK."}], max_tokens=2))))
 """

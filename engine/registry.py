@@ -27,7 +27,8 @@ from typing import Callable
 from . import embedders
 from .embed import Embedder
 from .errors import ModelError
-from .generate import LLM, LlamaCppLLM, Tuning
+from .generate import LLM
+from .llama import LlamaCppLLM, Tuning
 from .models import resolve_model
 
 N_CTX = 4096

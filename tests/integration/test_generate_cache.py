@@ -8,7 +8,7 @@ pytestmark = pytest.mark.integration
 
 
 def test_the_prompt_cache_is_off_by_default_and_counts_what_it_really_holds_when_on(models):
-    from repobot.engine.generate import LlamaCppLLM, Tuning
+    from repobot.engine.llama import LlamaCppLLM, Tuning
 
     assert models.llm._llama.cache is None  # saving every reply's state cost seconds per answer
     llm = LlamaCppLLM(models.llm.path, tuning=Tuning(state_cache_mb=768))
@@ -29,7 +29,7 @@ def test_the_default_model_writes_its_first_token_in_a_child_process(llm):
 
 
 def test_short_calls_run_in_a_second_context_and_leave_the_answer_prompt_evaluated(models, httpx_docs):
-    from repobot.engine.generate import LlamaCppLLM
+    from repobot.engine.llama import LlamaCppLLM
     from repobot.engine.pipeline import Pipeline
     from repobot.engine.registry import SIDE_BATCH
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from repobot.engine.errors import ModelError
-from repobot.engine.generate import LlamaCppLLM
+from repobot.engine.llama import LlamaCppLLM
 from repobot.engine.models import default_entry, default_model_path
 from repobot.engine.pipeline import AskOptions, Pipeline
 from repobot.engine.registry import ModelSet

@@ -97,7 +97,7 @@ def test_a_load_failure_without_a_message_still_says_what_failed(tmp_path, monke
     import llama_cpp
     import pytest
 
-    from repobot.engine import generate
+    from repobot.engine import llama
     from repobot.engine.errors import ModelError
 
     class Refuses:
@@ -105,11 +105,11 @@ def test_a_load_failure_without_a_message_still_says_what_failed(tmp_path, monke
             raise ValueError()
 
     monkeypatch.setattr(llama_cpp, "Llama", Refuses)
-    monkeypatch.setattr(generate, "load_cpu_backends", lambda: None)
+    monkeypatch.setattr(llama, "load_cpu_backends", lambda: None)
     model = tmp_path / "odd.gguf"
     model.write_bytes(b"GGUF" + bytes(60))
     with pytest.raises(ModelError, match=r"could not load odd\.gguf \(ValueError\)\. .*choose another GGUF"):
-        generate.LlamaCppLLM(model)
+        llama.LlamaCppLLM(model)
 
 
 def test_a_thinking_block_split_across_pieces_never_stalls_the_stream():
