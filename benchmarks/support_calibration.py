@@ -7,12 +7,19 @@ from. Lines that carry their passages (and, for a sentence in another language
 than the passages, its translation) are checked exactly as they were; older
 lines without passages are checked against the 5 passages hybrid retrieval
 gives for their question on the httpx docs. Each sentence is judged as the
-pipeline judges it (``check_sentence``, knowing the question): the checker
-predicts "supported" when some passage's support score reaches the threshold,
-and a sentence it exempts (one that only repeats the question, a docs-build
-include line) counts as "not supported", since it is never shown as sourced.
-The threshold is chosen on the "calibrate" split (a sweep shows the trade-off)
-and the figures that count are those of the "report" split, by language.
+pipeline judges it (``check_sentence``, knowing the question the model was
+given: ``checked_against`` when the line has it, the question's rewrite for a
+question in another language than the documents'): the checker predicts
+"supported" when some passage's support score reaches the threshold, and a
+sentence it exempts (one that only repeats the question, a docs-build include
+line) counts as "not supported", since it is never shown as sourced. The
+threshold is chosen on the "calibrate" split (a sweep shows the trade-off) and
+the figures that count are those of the "report" split, by the question's
+language and by the way the sentence was judged: "as written" (a sentence in
+the documents' language, which is how the pipeline checks every answer since
+the model answers in the documents' language) or "translated" (a sentence in
+another language, judged through its translation: older answers, and answers
+whose question could not be rewritten).
 """
 
 from __future__ import annotations
@@ -57,24 +64,29 @@ def main() -> int:
     rows = []
     for row in labels:
         passages = [p["text"] for p in row["passages"]] if row.get("passages") else None
-        key = json.dumps([passages, row["question"]])
+        put = row.get("checked_against", row["question"])  # the question the model answered (its rewrite, if any)
+        key = json.dumps([passages, put])
         if key not in checkers:
             passages = passages or [h.chunk.text for h in pipe.search(row["question"]).hits]
-            checkers[key] = SupportChecker(embedder, passages, question=row["question"])
+            checkers[key] = SupportChecker(embedder, passages, question=put)
         verdict = checkers[key].check_sentence(row["sentence"], row.get("translation"))
         best = 0.0 if verdict.status == "exempt" else max(verdict.support.values(), default=0.0)
-        rows.append((row.get("split", "calibrate"), row.get("language", "en"), best, bool(row["supported"])))
+        path = "translated" if row.get("translation") else "as written"
+        rows.append((row.get("split", "calibrate"), row.get("language", "en"), best, bool(row["supported"]), path))
         if args.verbose:
             print(f"{best:.3f} {'T' if row['supported'] else 'F'} {row.get('split', '?')[:3]} {row['sentence'][:90]}")
 
-    def pairs(split=None, language=None):
-        return [(s, l) for sp, lang, s, l in rows if split in (None, sp) and language in (None, lang)]
+    def pairs(split=None, language=None, path=None):
+        return [(s, l) for sp, lang, s, l, how in rows
+                if split in (None, sp) and language in (None, lang) and path in (None, how)]
 
     result = {
-        "sentences": len(rows), "labelled_supported": sum(l for *_, l in rows), "threshold": SUPPORT_THRESHOLD,
+        "sentences": len(rows), "labelled_supported": sum(r[3] for r in rows), "threshold": SUPPORT_THRESHOLD,
         "calibrate_sweep": {f"{t:.2f}": precision_recall(pairs("calibrate"), t) for t in SWEEP},
         "report": {"all": precision_recall(pairs("report"), SUPPORT_THRESHOLD)}
         | {lang: precision_recall(pairs("report", lang), SUPPORT_THRESHOLD) for lang in sorted({r[1] for r in rows})},
+        "report_by_path": {how: precision_recall(pairs("report", path=how), SUPPORT_THRESHOLD)
+                           for how in ("as written", "translated")},
         "calibrate": precision_recall(pairs("calibrate"), SUPPORT_THRESHOLD),
     }
     if args.json:
@@ -86,7 +98,7 @@ def main() -> int:
         mark = "  <- current" if abs(float(t) - SUPPORT_THRESHOLD) < 1e-9 else ""
         print(f"{t:>33}  {v['precision']:>9.3f}  {v['recall']:>6.3f}{mark}")
     print("report split (held out):")
-    for name, v in result["report"].items():
+    for name, v in list(result["report"].items()) + list(result["report_by_path"].items()):
         print(f"  {name:>4}: precision {v['precision']:.3f}, recall {v['recall']:.3f} "
               f"(n {v['n']}: tp {v['tp']}, fp {v['fp']}, fn {v['fn']})")
     return 0

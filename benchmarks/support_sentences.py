@@ -2,10 +2,11 @@
 
     python benchmarks/support_sentences.py --questions tests/data/httpx_questions.jsonl --out /tmp/to_label.jsonl
 
-Each line: the question, its language and split, one sentence of the model's
-answer (prose, not the escape phrase or a line introducing code), its
-translation into the documents' language when it is in another one, and the
-five passages (id, source, text). The checker's own verdict is written to a
+Each line: the question, its language and split, the question the model was
+given (``checked_against``: its rewrite when it answered that in the documents'
+language), one sentence of the model's answer (prose, not the escape phrase or
+a line introducing code), its translation into the documents' language when it
+is in another one, and the five passages (id, source, text). The checker's own verdict is written to a
 separate ``--verdicts`` file, so that whoever labels does not see it.
 Labelled lines go to ``tests/data/support_labels.jsonl`` with ``"supported"``.
 """
@@ -19,6 +20,21 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import parse_args  # noqa: E402
+
+
+def given_question(prompt: list[dict[str, str]]) -> str | None:
+    """The question the model was given: the text after the question label that ends the prompt's last message.
+
+    >>> given_question([{"role": "user", "content": "<docs>…</docs>\\n\\nQuestion: Does httpx retry?"}])
+    'Does httpx retry?'
+    """
+    if not prompt:
+        return None
+    from repobot.engine.languages import LANGUAGES
+
+    tail = prompt[-1]["content"].rsplit("</docs>", 1)[-1].lstrip("\n")  # the passages neutralise their own tags
+    labels = sorted({lang.question_label for lang in LANGUAGES.values()}, key=len, reverse=True)
+    return next((tail[len(label):] for label in labels if tail.startswith(label)), tail)
 
 
 def main() -> int:
@@ -38,10 +54,12 @@ def main() -> int:
     for q in load_questions(args.questions):
         answer = pipe.ask(q.question)
         passages = [{"id": h.rank, "source": h.chunk.source, "text": h.chunk.text} for h in answer.retrieved]
+        put = given_question(answer.prompt) or q.question
         for s in answer.sentences:
             if s.status == "exempt" or s.is_code:
                 continue
-            row = {"question": q.question, "language": q.language, "split": q.split, "sentence": s.text,
+            row = {"question": q.question, "language": q.language, "split": q.split, "checked_against": put,
+                   "sentence": s.text,
                    "translation": s.checked_as, "passages": passages, "origin": answer.model}
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
             verdicts.append({"sentence": s.text, "status": s.status, "support": s.support})
