@@ -11,14 +11,17 @@ found in the retrieved passages, the absent term is a bystander and the model
 gets to try; it has its escape phrase, and the checker stands behind it.
 
 Details of the user's own setup are never key terms: addresses (URLs, host
-names, ``host:port``) and quantities (ports, sizes, durations, versions such as
-``3128``, ``5GB``, ``3.8``). A term is present when the documents have it, its
-stem (``POSTing`` -> ``POST``) or, for a dotted name, its attribute
-(``client.delete`` -> ``delete``: the variable is the user's own).
+names, ``host:port``), quantities (ports, sizes, durations, versions such as
+``3128``, ``5GB``, ``3.8``) and the errors Python itself raised for them
+(``TypeError``, ``AttributeError``). A term is present when the documents have
+it, its stem (``POSTing`` -> ``POST``), for a dotted name its attribute
+(``client.delete`` -> ``delete``: the variable is the user's own), and for a
+call or a keyword its name (``iter_content(chunk_size=8192)`` -> ``iter_content``).
 
 Words are judged in the documents' language: a question in another language
 is judged through its rewrite (``engine/rewrite.py``), never by its own
-character bigrams.
+character bigrams. Only a name the user wrote can be missing: one that only
+the rewrite gives is the model's guess.
 
 >>> key_terms("Does httpx support HTTP/3?")
 ['HTTP/3']
@@ -32,6 +35,7 @@ character bigrams.
 
 from __future__ import annotations
 
+import builtins
 import re
 from typing import NamedTuple, Protocol, Sequence
 
@@ -90,12 +94,20 @@ _QUANTITY = re.compile(r"\d+(?:[.,]\d+)*[A-Za-z]{0,3}")  # 3128, 5GB, 30s, 3.8, 
 
 
 def is_user_detail(term: str) -> bool:
-    """An address or a quantity from the user's own setup, which says nothing of what the documents must cover.
+    """An address or a quantity from the user's own setup, or an error Python itself raised in it (``TypeError``),
+    which says nothing of what the documents must cover.
 
     >>> [is_user_detail(t) for t in ("proxy.corp.local", "localhost:3000", "5GB", "3.8", "HTTP/3", "httpx.Client")]
     [True, True, True, True, False, False]
+    >>> is_user_detail("AttributeError"), is_user_detail("HTTPStatusError")
+    (True, False)
     """
-    return bool(_ADDRESS.fullmatch(term) or _QUANTITY.fullmatch(term))
+    return bool(_ADDRESS.fullmatch(term) or _QUANTITY.fullmatch(term) or _python_error(term))
+
+
+def _python_error(term: str) -> bool:
+    found = getattr(builtins, term, None)
+    return isinstance(found, type) and issubclass(found, BaseException)
 
 
 def key_terms(question: str) -> list[str]:
@@ -108,6 +120,7 @@ def key_terms(question: str) -> list[str]:
 
 
 _SUFFIXES = ("ing", "ed", "es", "s")
+_CALL = re.compile(r"\(.*\)$")
 
 
 def present(term: str, corpus: CorpusView) -> bool:
@@ -116,9 +129,17 @@ def present(term: str, corpus: CorpusView) -> bool:
     >>> c = TextCorpus(["Send a POST with client.post() or delete()."])
     >>> [present(t, c) for t in ("POSTing", "session.delete", "HTTP/3", "posts.xml")]
     [True, True, False, False]
+
+    A call's arguments and a keyword's value are the user's own:
+
+    >>> [present(t, c) for t in ("r.delete(timeout=3)", "delete=yes", "remove=True")]
+    [True, True, False]
     """
     if corpus.has(term):
         return True
+    named = _CALL.sub("", term).split("=", 1)[0]
+    if named != term and len(named) >= 3:
+        return present(named, corpus)
     if term.isalpha() and len(term) >= 5:
         stems = [term[: -len(s)] for s in _SUFFIXES if term.lower().endswith(s)]
         if any(len(stem) >= 3 and corpus.has(stem) for stem in stems):
@@ -131,12 +152,21 @@ def gate(
     question: str, passages: Sequence[str], corpus: CorpusView, *, rewritten: str | None = None,
     same_language: bool = True,
 ) -> GateResult:
-    """Whether to let the model try; ``rewritten`` is the question in the documents' language, if it was translated."""
+    """Whether to let the model try; ``rewritten`` is the question in the documents' language, if it was translated.
+
+    Only what the user wrote can be missing: a name the rewrite alone gives is the model's guess.
+
+    >>> c = TextCorpus(["Iterate with response.iter_bytes() instead of iter_content().", "Streams.", "Clients."])
+    >>> gate("r.iter_content 报错了，httpx 里叫什么？", ["Iterate with response.iter_bytes() instead of iter_content()."], c,
+    ...      rewritten="In httpx, what replaces r.iter_content() for Parquet files?", same_language=False).covered
+    True
+    """
     if not passages:  # nothing to judge by: refuse, naming only the terms the documents lack
         missing = [t for t in key_terms(question) if not present(t, corpus)]
         return GateResult(False, missing or ["(no passages retrieved)"], [])
     terms = list(dict.fromkeys(key_terms(question) + (key_terms(rewritten) if rewritten else [])))
-    absent = [t for t in terms if not present(t, corpus)]
+    # a name only the rewrite gives is the model's guess ("read_parquet" for a question on iter_content), not the user's
+    absent = [t for t in terms if not present(t, corpus) and t.lower() in question.lower()]
     judged = rewritten if rewritten else (question if same_language else "")
     absent_tokens = {tok for t in absent for tok in tokenize(t)}
     common = common_share(corpus.size)

@@ -67,3 +67,15 @@ def test_with_no_passages_only_the_terms_the_documents_lack_are_named():
     result = gate("How do I use FastAPI with LDAP?", [], TextCorpus(["FastAPI docs here."]))
     assert not result.covered and result.missing == ["LDAP"]
     assert gate("How do I use FastAPI?", [], TextCorpus(["FastAPI docs here."])).missing == ["(no passages retrieved)"]
+
+
+def test_a_migration_question_quoting_its_own_call_and_python_error_is_let_through():
+    docs = ["# Streaming\nIterate over the body with `response.iter_bytes([chunk_size])` instead of `response.iter_content()`.",
+            "# Clients\nA client pools connections.", "# Timeouts\nTimeouts default to five seconds."]
+    corpus = TextCorpus(docs)
+    question = "porting from requests: r.iter_content(chunk_size=8192) raises AttributeError in httpx. What now?"
+    assert "AttributeError" not in key_terms(question)  # Python's own error is what the user saw, not the subject
+    assert gate(question, docs[:1], corpus).covered  # the call's arguments are the user's values
+    rewrite_guess = "In httpx, what replaces r.iter_content() when reading Parquet files?"
+    assert gate("r.iter_content 报 AttributeError，httpx 里叫什么？", docs[:1], corpus, rewritten=rewrite_guess,
+                same_language=False).covered  # "Parquet" is only the rewrite's guess
