@@ -22,7 +22,7 @@ from typing import Callable, Collection, Sequence
 
 from .check import is_escape
 from .languages import language
-from .names import identifiers
+from .names import identifiers, numbers
 from .prompt import without_prompt_tags
 from .quote import INTRODUCES, Choice, evidence, extractive, pick_quotes, quoted
 from .support import LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
@@ -259,6 +259,25 @@ def names_only_said(u: Unit, written: str) -> bool:
     return bool(names) and len(named_in(names, written)) == len(names)
 
 
+def names_nothing_new(shown: Sequence[Support], asked: str) -> bool:
+    """Whether a checked answer names no identifier or number that the question (``asked``) does not: then it
+    cannot give the option, class or value that answers "how", and the quotes that name one come after it.
+
+    >>> shown = [Support("FastAPI自动将所有HTTP请求重定向到HTTPS [3]。", [3], "supported", {}, None, "",
+    ...                  checked_as="FastAPI redirects every HTTP request to HTTPS.")]
+    >>> names_nothing_new(shown, "线上环境想把所有 http 请求都自动跳转到 https，FastAPI 有现成的办法吗？")
+    True
+    >>> names_nothing_new([shown[0]._replace(text="Add HTTPSRedirectMiddleware [3].")], "http 跳转到 https？")
+    False
+    >>> names_nothing_new([shown[0]._replace(text="It is 5 seconds [1].", checked_as=None)], "Default timeout?")
+    False
+    """
+    known, asked_numbers = asked.lower(), numbers(asked)
+    texts = [s.text for s in shown if s.is_code] + said(shown)
+    return not any(name.lower() not in known for text in texts for name in identifiers(text)) and not any(
+        numbers(text) - asked_numbers for text in texts)
+
+
 def said(shown: Sequence[Support]) -> list[str]:
     """The prose an answer's shown sentences say, each as written and as judged (its translation), without ids.
 
@@ -295,7 +314,8 @@ def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Uni
     ``lacking``: names of the question that the documents lack. When the failed
     answer is about one of them, quotes would be about something else: the
     fixed phrase is shown. ``focus``: how well some texts match the question;
-    a checked answer that may miss the point (``off_point``) gets quotes after it.
+    a checked answer that may miss the point (``off_point``), or that names
+    nothing the question does not (``names_nothing_new``), gets quotes after it.
     ``translate``: puts a checked answer written in the documents' language into ``lang``.
     """
     if said_not_found(sentences):
@@ -304,7 +324,8 @@ def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Uni
         choice = verified(sentences, answer, [u for u, _ in ranked])
         if translate is not None:
             choice = translate(choice)
-        if focus is not None and off_point(focus(said(choice.sentences)), ranked):
+        if names_nothing_new(choice.sentences, asked) or (
+                focus is not None and off_point(focus(said(choice.sentences)), ranked)):
             return also_quoted(choice, ranked, lang, asked)
         return choice
     if lacking_subject(answer, lacking):

@@ -217,3 +217,15 @@ def test_a_checked_answer_beside_the_point_gets_the_quotes_that_name_what_it_doe
     on = choose([sentence(named, [1], "supported")], named, ranked[1:], "en", asked,
                 focus=lambda texts: 0.1)
     assert on.text == named
+
+
+def test_a_checked_answer_that_names_nothing_new_gets_the_quotes_that_name_the_fix():
+    ranked = prose_ranked(("A sub-dependency declared twice is called only once per request.", 0.7),
+                          ("Set the parameter use_cache=False when using Depends to call it every time.", 0.6))
+    asked = "My dependency runs once per request, but I want it to run every time it is used. How?"
+    vague = "The dependency function is executed on the path operation [1]."
+    choice = choose([sentence(vague, [1], "supported")], vague, ranked, "en", asked, focus=lambda texts: 0.8)
+    assert choice.verdict == "verified" and choice.text.startswith(vague + "\n\nAlso in the documents:\n")
+    assert "use_cache=False" in choice.text
+    named = "Pass use_cache=False to Depends [1]."  # it names the fix itself: shown alone
+    assert choose([sentence(named, [1], "supported")], named, ranked, "en", asked, focus=lambda t: 0.8).text == named
