@@ -238,7 +238,7 @@ def also_quoted(choice: Choice, ranked: Sequence[tuple[Unit, float]], lang: str,
     <BLANKLINE>
     > Limit the pool with httpx.Limits(max_connections=10). [1]
     """
-    written = strip_citations(choice.text).lower()
+    written = " ".join([strip_citations(choice.text), *said(choice.sentences)]).lower()  # as shown and as checked
     chosen = [u for u in pick_quotes(ranked, asked)
               if u.text.lower() not in written and not names_only_said(u, written)]
     if not chosen:
@@ -272,10 +272,10 @@ def names_nothing_new(shown: Sequence[Support], asked: str) -> bool:
     >>> names_nothing_new([shown[0]._replace(text="It is 5 seconds [1].", checked_as=None)], "Default timeout?")
     False
     """
-    known, asked_numbers = asked.lower(), numbers(asked)
     texts = [s.text for s in shown if s.is_code] + said(shown)
-    return not any(name.lower() not in known for text in texts for name in identifiers(text)) and not any(
-        numbers(text) - asked_numbers for text in texts)
+    new_names = [name for text in texts for name in identifiers(text) if name.lower() not in asked.lower()]
+    new_numbers = set().union(*(numbers(text) for text in texts)) - numbers(asked)
+    return not new_names and not new_numbers
 
 
 def said(shown: Sequence[Support]) -> list[str]:

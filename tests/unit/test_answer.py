@@ -229,3 +229,12 @@ def test_a_checked_answer_that_names_nothing_new_gets_the_quotes_that_name_the_f
     assert "use_cache=False" in choice.text
     named = "Pass use_cache=False to Depends [1]."  # it names the fix itself: shown alone
     assert choose([sentence(named, [1], "supported")], named, ranked, "en", asked, focus=lambda t: 0.8).text == named
+
+
+def test_the_quotes_after_a_translated_answer_leave_out_what_it_said_in_english():
+    ranked = prose_ranked(("HTTPX does not follow redirects by default.", 0.9))
+    english = Support("HTTPX does not follow redirects by default [1].", [1], "supported", {1: 0.9}, None, "")
+    choice = choose([english], english.text, ranked, "zh", "HTTPX 默认会跟随重定向吗？",
+                    translate=lambda c: verified([english._replace(text="HTTPX 默认不跟随重定向 [1]。",
+                                                                   checked_as=english.text)], "HTTPX 默认不跟随重定向 [1]。"))
+    assert choice.text == "HTTPX 默认不跟随重定向 [1]。"  # names nothing new, but its only quote is what it said
