@@ -6,8 +6,9 @@ Each line: the question, its language and split, the question the model was
 given (``checked_against``: its rewrite when it answered that in the documents'
 language), one sentence of the model's answer (prose, not the escape phrase or
 a line introducing code), its translation into the documents' language when it
-is in another one, and the five passages (id, source, text). The checker's own verdict is written to a
-separate ``--verdicts`` file, so that whoever labels does not see it.
+is in another one, and the five passages (id, source, text). The checker's own
+verdict is written to a separate ``--verdicts`` file, so that whoever labels
+does not see it.
 Labelled lines go to ``tests/data/support_labels.jsonl`` with ``"supported"``.
 """
 
@@ -59,8 +60,7 @@ def main() -> int:
             if s.status == "exempt" or s.is_code:
                 continue
             row = {"question": q.question, "language": q.language, "split": q.split, "checked_against": put,
-                   "sentence": s.text,
-                   "translation": s.checked_as, "passages": passages, "origin": answer.model}
+                   "sentence": s.text, "translation": s.checked_as, "passages": passages, "origin": answer.model}
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
             verdicts.append({"sentence": s.text, "status": s.status, "support": s.support})
         print(f"{q.question[:60]}: {len(answer.sentences)} sentence(s)", file=sys.stderr, flush=True)
