@@ -29,6 +29,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -36,6 +37,16 @@ from benchmarks.common import parse_args  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SWEEP = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9]
+
+
+class Judged(NamedTuple):
+    """One labelled sentence as the checker judged it."""
+
+    split: str
+    language: str
+    score: float  # its best support score (0 when exempt)
+    supported: bool  # the label
+    path: str  # "as written" or "translated"
 
 
 def precision_recall(pairs, threshold):
@@ -72,19 +83,19 @@ def main() -> int:
         verdict = checkers[key].check_sentence(row["sentence"], row.get("translation"))
         best = 0.0 if verdict.status == "exempt" else max(verdict.support.values(), default=0.0)
         path = "translated" if row.get("translation") else "as written"
-        rows.append((row.get("split", "calibrate"), row.get("language", "en"), best, bool(row["supported"]), path))
+        rows.append(Judged(row.get("split", "calibrate"), row.get("language", "en"), best, bool(row["supported"]), path))
         if args.verbose:
             print(f"{best:.3f} {'T' if row['supported'] else 'F'} {row.get('split', '?')[:3]} {row['sentence'][:90]}")
 
     def pairs(split=None, language=None, path=None):
-        return [(s, l) for sp, lang, s, l, how in rows
-                if split in (None, sp) and language in (None, lang) and path in (None, how)]
+        return [(r.score, r.supported) for r in rows
+                if split in (None, r.split) and language in (None, r.language) and path in (None, r.path)]
 
     result = {
-        "sentences": len(rows), "labelled_supported": sum(r[3] for r in rows), "threshold": SUPPORT_THRESHOLD,
+        "sentences": len(rows), "labelled_supported": sum(r.supported for r in rows), "threshold": SUPPORT_THRESHOLD,
         "calibrate_sweep": {f"{t:.2f}": precision_recall(pairs("calibrate"), t) for t in SWEEP},
         "report": {"all": precision_recall(pairs("report"), SUPPORT_THRESHOLD)}
-        | {lang: precision_recall(pairs("report", lang), SUPPORT_THRESHOLD) for lang in sorted({r[1] for r in rows})},
+        | {lang: precision_recall(pairs("report", lang), SUPPORT_THRESHOLD) for lang in sorted({r.language for r in rows})},
         "report_by_path": {how: precision_recall(pairs("report", path=how), SUPPORT_THRESHOLD)
                            for how in ("as written", "translated")},
         "calibrate": precision_recall(pairs("calibrate"), SUPPORT_THRESHOLD),

@@ -23,21 +23,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.common import parse_args  # noqa: E402
 
 
-def given_question(prompt: list[dict[str, str]]) -> str | None:
-    """The question the model was given: the text after the question label that ends the prompt's last message.
-
-    >>> given_question([{"role": "user", "content": "<docs>…</docs>\\n\\nQuestion: Does httpx retry?"}])
-    'Does httpx retry?'
-    """
-    if not prompt:
-        return None
-    from repobot.engine.languages import LANGUAGES
-
-    tail = prompt[-1]["content"].rsplit("</docs>", 1)[-1].lstrip("\n")  # the passages neutralise their own tags
-    labels = sorted({lang.question_label for lang in LANGUAGES.values()}, key=len, reverse=True)
-    return next((tail[len(label):] for label in labels if tail.startswith(label)), tail)
-
-
 def main() -> int:
     def extra(parser):
         parser.add_argument("--questions", required=True)
@@ -47,6 +32,7 @@ def main() -> int:
 
     args = parse_args("httpx", "Collect model sentences to label.", extra)
     from repobot.engine.evaluate import load_questions
+    from repobot.engine.prompt import given_question
     from repobot.engine.pipeline import Pipeline
 
     pipe = Pipeline(args.corpus, model=args.model)

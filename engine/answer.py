@@ -272,8 +272,8 @@ def names_nothing_new(shown: Sequence[Support], asked: str) -> bool:
     >>> names_nothing_new([shown[0]._replace(text="It is 5 seconds [1].", checked_as=None)], "Default timeout?")
     False
     """
-    texts = [s.text for s in shown if s.is_code] + said(shown)
-    new_names = [name for text in texts for name in identifiers(text) if name.lower() not in asked.lower()]
+    texts, known = [s.text for s in shown if s.is_code] + said(shown), asked.lower()
+    new_names = [name for text in texts for name in identifiers(text) if name.lower() not in known]
     new_numbers = set().union(*(numbers(text) for text in texts)) - numbers(asked)
     return not new_names and not new_numbers
 

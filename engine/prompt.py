@@ -15,7 +15,7 @@ import re
 from typing import NamedTuple, Sequence
 
 from .errors import RepoBotError
-from .languages import language
+from .languages import LANGUAGES, language
 from .text import drop_link_definitions, outside_code
 
 
@@ -126,6 +126,19 @@ def build_messages(
         messages += [{"role": "user", "content": f"{build_context(EXAMPLE_PASSAGES)}\n\n{label}{asked}"},
                      {"role": "assistant", "content": answered}]
     return messages + [{"role": "user", "content": f"{build_context(passages)}\n\n{label}{question.strip()}"}]
+
+
+def given_question(messages: Sequence[dict[str, str]]) -> str | None:
+    """The question ``build_messages`` put after the passages (the rewrite, when the model answered that), or None.
+
+    >>> given_question(build_messages("Does httpx retry?", [("a.md", "A")], lang="en"))
+    'Does httpx retry?'
+    """
+    if not messages:
+        return None
+    tail = messages[-1]["content"].rsplit("</docs>", 1)[-1].lstrip("\n")  # the passages neutralise their own tags
+    labels = sorted({lang.question_label for lang in LANGUAGES.values()}, key=len, reverse=True)
+    return next((tail[len(label):] for label in labels if tail.startswith(label)), tail)
 
 
 class Piece(NamedTuple):

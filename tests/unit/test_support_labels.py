@@ -1,7 +1,6 @@
 """The hand labels the support check's precision and recall rest on (``benchmarks/support_calibration.py``)."""
 
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -32,8 +31,7 @@ def test_the_labels_cover_what_the_issue_asks_of_the_default_model():
 
 
 def test_the_question_the_model_was_given_is_read_off_its_prompt():
-    sys.path.insert(0, str(ROOT))
-    from benchmarks.support_sentences import given_question
+    from repobot.engine.prompt import given_question
 
     passages = '<docs>\n<doc id="1" source="a.md">\nRedirects.\n</doc>\n</docs>'
     prompt = [{"role": "system", "content": "Rules."},
