@@ -34,7 +34,7 @@ from .events import Done, Drafting, Event, Preview, Retrieved, Token
 from .gate import GateResult, gate
 from .generate import Generation
 from .languages import answer_language, detect_language, language
-from .prompt import Piece, PromptStyle, build_messages, fit_passages, link_text, trim_passage
+from .prompt import Piece, PromptStyle, build_messages, fit_passages, link_text, trim_passage, without_example
 from .quote import evidence, extractive
 from .registry import ModelSet
 from .result import Answer, Timings
@@ -262,7 +262,8 @@ class Pipeline:
         whether the question names anything else specific that they have; ``queries``: the question and its
         rewrite, as the passages' sentences were ranked against them; ``written_in``: the language the model
         wrote in (the answer's, unless it answered in the documents' language to be translated after)."""
-        answer.model_answer = model_answer
+        answer.model_answer = model_answer  # as written; what is checked leaves out a paste of the worked example
+        model_answer = without_example(model_answer)
         answer.check = check_citations(model_answer, len(answer.retrieved))
         into = answer_language(corpus_language).code  # German docs: the model can only give English, as is
         written_in = written_in or answer.language

@@ -16,7 +16,7 @@ from typing import NamedTuple, Sequence
 
 from .errors import RepoBotError
 from .languages import LANGUAGES, language
-from .text import drop_link_definitions, outside_code
+from .text import drop_empty_code_blocks, drop_link_definitions, outside_code, segments, split_line, strip_citations
 
 
 class PromptStyle(NamedTuple):
@@ -77,6 +77,46 @@ def without_prompt_tags(text: str) -> str:
     ('Enable it explicitly: [1]', '[1]')
     """
     return re.sub(r"[ \t]{2,}", " ", _WHOLE_TAG.sub("", text)).strip()
+
+
+def _gist(sentence: str) -> str:
+    return strip_citations(sentence).strip().rstrip(":：.。 ").lower()
+
+
+def _example_answers() -> tuple[set[str], set[str]]:
+    """The worked example's answer in every language, as the gist of each sentence and the lines of its code."""
+    prose, code = set(), set()
+    for lang in LANGUAGES.values():
+        for part in segments(lang.rules.example[1]):
+            lines = [line.strip() for line in part.text.splitlines() if line.strip()]
+            if part.is_code:
+                code.update(lines)
+            else:
+                prose.update(_gist(s) for line in lines for s in split_line(line))
+    return prose, code
+
+
+def without_example(answer: str) -> str:
+    """The model's answer without what it pasted from the worked example (its sentences, in any language, and its
+    code): they are about a coffee machine, never the documents, and a small model sometimes copies them after its
+    own answer.
+
+    >>> without_example("You can't [2]. Start a descaling cycle from Python [1]:\\n\\n```python\\nmachine.descale(tablets=1)\\n```")
+    "You can't [2]."
+    >>> without_example("Use `verify=False` [1].")
+    'Use `verify=False` [1].'
+    """
+    prose, code = _example_answers()
+
+    def own_lines(text: str) -> str:
+        lines = []
+        for line in text.split("\n"):
+            kept = [s for s in split_line(line) if _gist(s) not in prose]
+            lines.append(line if len(kept) == len(split_line(line)) else " ".join(kept))
+        return "\n".join(lines)
+
+    text = "\n".join(line for line in outside_code(answer, own_lines).split("\n") if line.strip() not in code)
+    return re.sub(r"\n{3,}", "\n\n", drop_empty_code_blocks(text)).strip()
 
 
 def _attribute(value: str) -> str:

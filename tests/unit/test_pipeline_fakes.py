@@ -42,6 +42,17 @@ def test_an_uncited_supported_sentence_is_attributed_by_the_checker(docs):
     assert answer.to_json()["final_sentences"][0]["cited_by"] == "checker"
 
 
+def test_a_paste_of_the_worked_example_is_left_out_of_what_is_checked_and_shown(docs):
+    """The 0.5B once followed its own answer with the example's coffee-machine sentence and code."""
+    pasted = ("HTTPX does not follow redirects by default [1]. Start a descaling cycle from Python [1]:\n\n"
+              "```python\nmachine.descale(tablets=1)\n```")
+    answer = make(docs, pasted).ask("Does HTTPX follow redirects by default?", AskOptions(k=3))
+    assert answer.model_answer == pasted  # kept as written
+    assert answer.verdict == "verified"
+    assert answer.final_answer == "HTTPX does not follow redirects by default [1]."
+    assert [s.text for s in answer.sentences] == ["HTTPX does not follow redirects by default [1]."]
+
+
 def test_invented_citation_falls_back_to_an_extractive_answer(docs):
     pipe = make(docs, "Redirects are followed automatically [7].")
     answer = pipe.ask("Does HTTPX follow redirects by default?", AskOptions(k=3))
