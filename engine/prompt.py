@@ -103,8 +103,8 @@ def without_example(answer: str) -> str:
 
     >>> without_example("You can't [2]. Start a descaling cycle from Python [1]:\\n\\n```python\\nmachine.descale(tablets=1)\\n```")
     "You can't [2]."
-    >>> without_example("Use `verify=False` [1].")
-    'Use `verify=False` [1].'
+    >>> without_example("Use `verify=False` [1]:\\n```\\na = 1\\n\\n\\n\\nb = 2\\n```\\n")  # nothing pasted: unchanged
+    'Use `verify=False` [1]:\\n```\\na = 1\\n\\n\\n\\nb = 2\\n```\\n'
     """
     prose, code = _example_answers()
 
@@ -116,6 +116,8 @@ def without_example(answer: str) -> str:
         return "\n".join(lines)
 
     text = "\n".join(line for line in outside_code(answer, own_lines).split("\n") if line.strip() not in code)
+    if text == answer:  # nothing pasted: the answer as written, to the character
+        return answer
     return re.sub(r"\n{3,}", "\n\n", drop_empty_code_blocks(text)).strip()
 
 
