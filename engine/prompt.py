@@ -11,6 +11,7 @@ Not by default.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple, Sequence
 
@@ -83,7 +84,8 @@ def _gist(sentence: str) -> str:
     return strip_citations(sentence).strip().rstrip(":：.。 ").lower()
 
 
-def _example_answers() -> tuple[set[str], set[str]]:
+@functools.cache
+def _example_answers() -> tuple[frozenset[str], frozenset[str]]:
     """The worked example's answer in every language, as the gist of each sentence and the lines of its code."""
     prose, code = set(), set()
     for lang in LANGUAGES.values():
@@ -93,7 +95,7 @@ def _example_answers() -> tuple[set[str], set[str]]:
                 code.update(lines)
             else:
                 prose.update(_gist(s) for line in lines for s in split_line(line))
-    return prose, code
+    return frozenset(prose), frozenset(code)
 
 
 def without_example(answer: str) -> str:
@@ -111,8 +113,9 @@ def without_example(answer: str) -> str:
     def own_lines(text: str) -> str:
         lines = []
         for line in text.split("\n"):
-            kept = [s for s in split_line(line) if _gist(s) not in prose]
-            lines.append(line if len(kept) == len(split_line(line)) else " ".join(kept))
+            sentences = split_line(line)
+            kept = [s for s in sentences if _gist(s) not in prose]
+            lines.append(line if len(kept) == len(sentences) else " ".join(kept))
         return "\n".join(lines)
 
     text = "\n".join(line for line in outside_code(answer, own_lines).split("\n") if line.strip() not in code)
