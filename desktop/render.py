@@ -83,7 +83,7 @@ def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
     >>> sentence_html(0, "final", 3, zh).endswith("checked as: It is <b>not</b> followed.</span><br>")  # translated
     True
     """
-    if s.reason == ALSO:  # the label over the quotes after an answer that may miss the point
+    if s.reason == ALSO:  # the label over the quotes after a checked answer
         return f'<br><b>{html.escape(s.text)}</b><br>'
     colour, icon = STATUS_STYLE[s.status]
     link = f'<a href="sent:{turn}:{part}:{index}" style="color:{colour};text-decoration:none">'

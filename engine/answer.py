@@ -3,7 +3,8 @@
 - ``verified``: the model's own answer, keeping only sentences a passage
   supports. A sentence the model left uncited, or cited wrongly, is shown with
   the passage that supports it, marked as cited by the checker. Code the
-  model adapted from a passage's example is shown as that example.
+  model adapted from a passage's example is shown as that example. The quotes
+  that say what it does not follow it, under their own label (``also_quoted``).
 - ``extractive``: the model's answer failed; the 1-3 passage sentences (and the
   code they introduce) that best answer the question are quoted, each with its [n]
   (``quote.py`` picks them).
@@ -22,18 +23,16 @@ from typing import Callable, Collection, Sequence
 
 from .check import is_escape
 from .languages import language
-from .names import identifiers, numbers
+from .names import identifiers
 from .prompt import without_prompt_tags
-from .quote import INTRODUCES, Choice, evidence, extractive, pick_quotes, quoted
+from .quote import INTRODUCES, Choice, extractive, pick_quotes, quoted
 from .support import LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
 from .text import cite, drop_empty_code_blocks, named_in, outside_code, strip_citations
 from .tokens import content_words
 
-# A verified answer whose sentences match the question this much less than the passages' best sentence gets the best
-# quotes after it. On the httpx calibrate half, 14 of 45 verified answers were this far off, 6 of them without the
-# key fact that their quotes held (0.1 and 0.15 add quotes to more answers for the same 6; 0.25 and 0.3 reach 4).
-OFF_POINT = 0.2
-ALSO = "Heads the quotes shown after the answer, which may miss the point."
+# A passage sentence is not quoted after an answer that says this share of its content words: it is said already.
+SAID_AGAIN = 0.8
+ALSO = "Heads the quotes shown after a checked answer: what the documents say that it does not."
 ENDED = "Supported: a passage backs what this line names; the code it led into was not shown, so it ends here."
 
 
@@ -215,19 +214,9 @@ def _locate(text: str, piece: str, start: int) -> tuple[int, int] | None:
     return (match.start(), match.end()) if match else None
 
 
-def off_point(focus: float, ranked: Sequence[tuple[Unit, float]]) -> bool:
-    """Whether a checked answer may miss the point: its sentences match the question (``focus``) ``OFF_POINT`` less
-    than the passages' best sentence does. A small model writes true sentences beside the question.
-
-    >>> ranked = [(Unit(1, 0, "Limit the pool with httpx.Limits(max_connections=10).", False), 0.89)]
-    >>> off_point(0.2, ranked), off_point(0.8, ranked)
-    (True, False)
-    """
-    return focus < evidence(ranked) - OFF_POINT
-
-
 def also_quoted(choice: Choice, ranked: Sequence[tuple[Unit, float]], lang: str, asked: str) -> Choice:
-    """A verified answer followed by the quotes that name something it does not, under their own label.
+    """A verified answer followed by the quotes that say what it does not, under their own label: none that it says
+    already (``says_again``) or whose names it all names (``names_only_said``).
 
     >>> ranked = [(Unit(1, 0, "Limit the pool with httpx.Limits(max_connections=10).", False), 0.89)]
     >>> answer = Choice("verified", "Timeouts default to 5 seconds [2].", [])
@@ -239,14 +228,30 @@ def also_quoted(choice: Choice, ranked: Sequence[tuple[Unit, float]], lang: str,
     > Limit the pool with httpx.Limits(max_connections=10). [1]
     """
     written = " ".join([strip_citations(choice.text), *said(choice.sentences)]).lower()  # as shown and as checked
+    words = content_words(written)
     chosen = [u for u in pick_quotes(ranked, asked)
-              if u.text.lower() not in written and not names_only_said(u, written)]
+              if not says_again(u, words) and not names_only_said(u, written)]
     if not chosen:
         return choice
     label = language(lang).also_label
     lines, shown = quoted(chosen, [u for u, _ in ranked])
     heading = Support(label, [], "exempt", {}, None, ALSO, False, None)
     return Choice(choice.verdict, "\n".join([choice.text, "", label, ""] + lines), choice.sentences + [heading] + shown)
+
+
+def says_again(u: Unit, words: set[str]) -> bool:
+    """Whether an answer whose content words are ``words`` already says a passage sentence: it has most of its words
+    (``SAID_AGAIN``), so quoting it would show the same thing twice.
+
+    >>> words = content_words("The `history` property of a response can be used to inspect any followed redirects.")
+    >>> says_again(Unit(1, 0, "The history property of the response can be used to inspect any followed redirects.",
+    ...                 False), words)
+    True
+    >>> says_again(Unit(1, 1, "Set follow_redirects=True to follow them.", False), words)
+    False
+    """
+    own = content_words(u.text)
+    return bool(own) and len(own & words) >= SAID_AGAIN * len(own)
 
 
 def names_only_said(u: Unit, written: str) -> bool:
@@ -257,25 +262,6 @@ def names_only_said(u: Unit, written: str) -> bool:
     """
     names = identifiers(u.text)
     return bool(names) and len(named_in(names, written)) == len(names)
-
-
-def names_nothing_new(shown: Sequence[Support], asked: str) -> bool:
-    """Whether a checked answer names no identifier or number that the question (``asked``) does not: then it
-    cannot give the option, class or value that answers "how", and the quotes that name one come after it.
-
-    >>> shown = [Support("FastAPI自动将所有HTTP请求重定向到HTTPS [3]。", [3], "supported", {}, None, "",
-    ...                  checked_as="FastAPI redirects every HTTP request to HTTPS.")]
-    >>> names_nothing_new(shown, "线上环境想把所有 http 请求都自动跳转到 https，FastAPI 有现成的办法吗？")
-    True
-    >>> names_nothing_new([shown[0]._replace(text="Add HTTPSRedirectMiddleware [3].")], "http 跳转到 https？")
-    False
-    >>> names_nothing_new([shown[0]._replace(text="It is 5 seconds [1].", checked_as=None)], "Default timeout?")
-    False
-    """
-    texts, known = [s.text for s in shown if s.is_code] + said(shown), asked.lower()
-    new_names = [name for text in texts for name in identifiers(text) if name.lower() not in known]
-    new_numbers = set().union(*(numbers(text) for text in texts)) - numbers(asked)
-    return not new_names and not new_numbers
 
 
 def said(shown: Sequence[Support]) -> list[str]:
@@ -307,15 +293,14 @@ def lacking_subject(model_answer: str, bystanders: Sequence[str]) -> list[str]:
 
 def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Unit, float]], lang: str,
            asked: str = "", lacking: Sequence[str] = (),
-           focus: Callable[[Sequence[str]], float] | None = None,
            translate: Callable[[Choice], Choice] | None = None) -> Choice:
     """The verdict: the model's checked answer when it holds, else quotes, else the fixed phrase.
 
     ``lacking``: names of the question that the documents lack. When the failed
     answer is about one of them, quotes would be about something else: the
-    fixed phrase is shown. ``focus``: how well some texts match the question;
-    a checked answer that may miss the point (``off_point``), or that names
-    nothing the question does not (``names_nothing_new``), gets quotes after it.
+    fixed phrase is shown. A checked answer is followed by the quotes that say
+    what it does not (``also_quoted``): a small model's true sentences often
+    miss the point, and the fix the quotes name is then still on screen.
     ``translate``: puts a checked answer written in the documents' language into ``lang``.
     """
     if said_not_found(sentences):
@@ -324,10 +309,7 @@ def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Uni
         choice = verified(sentences, answer, [u for u, _ in ranked])
         if translate is not None:
             choice = translate(choice)
-        if names_nothing_new(choice.sentences, asked) or (
-                focus is not None and off_point(focus(said(choice.sentences)), ranked)):
-            return also_quoted(choice, ranked, lang, asked)
-        return choice
+        return also_quoted(choice, ranked, lang, asked)
     if lacking_subject(answer, lacking):
         return not_found(lang)
     return extractive(ranked, lang, asked=asked) or not_found(lang)

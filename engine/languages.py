@@ -49,7 +49,7 @@ class Language(NamedTuple):
     deduction: str  # the marker a deduced sentence starts with
     question_label: str
     quoted_label: str  # heads an answer quoted from the documents
-    also_label: str  # heads the quotes shown after a verified answer that may miss the point
+    also_label: str  # heads the quotes shown after a verified answer
     missing_label: str  # "Not in the documents: {terms}", shown beside the escape phrase
     translation_example: str  # one sentence, the same in every language: the example shown to the translating model
     rules: Rules

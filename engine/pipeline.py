@@ -241,7 +241,7 @@ class Pipeline:
         if generation.stop_reason in ("repetition", "length", "cancelled"):
             answer.notes.append(f"Generation stopped: {generation.stop_reason}.")
         self.finish(answer, generation.text, checker, ranked, index.primary_language, asked_text, verdict_gate,
-                    queries=[asked, rewritten or ""], written_in=writes_in)
+                    written_in=writes_in)
         timings.total_ms = (time.perf_counter() - started) * 1000
         yield Done(answer)
 
@@ -254,13 +254,11 @@ class Pipeline:
         return checker, checker.rank_units(queries)
 
     def finish(self, answer: Answer, model_answer: str, checker: SupportChecker, ranked, corpus_language: str,
-               asked_text: str, judged: GateResult = GateResult(True, [], []), queries: Sequence[str] = (),
-               written_in: str | None = None) -> None:
+               asked_text: str, judged: GateResult = GateResult(True, [], []), written_in: str | None = None) -> None:
         """Check the model's answer (form and support) and choose what the user is shown; ``asked_text`` is the
         question text the preview's quotes were chosen against, so the final quotes are chosen the same way;
         ``judged`` is the gate's verdict: the question's terms the documents lack, which it let through, and
-        whether the question names anything else specific that they have; ``queries``: the question and its
-        rewrite, as the passages' sentences were ranked against them; ``written_in``: the language the model
+        whether the question names anything else specific that they have; ``written_in``: the language the model
         wrote in (the answer's, unless it answered in the documents' language to be translated after)."""
         answer.model_answer = model_answer  # as written; what is checked leaves out a paste of the worked example
         model_answer = without_example(model_answer)
@@ -275,7 +273,7 @@ class Pipeline:
         wanted = written_in != answer.language and more_calls
         translate = (lambda shown: shown_in(self._complete, shown, written_in, answer.language)) if wanted else None
         choice = choose(answer.sentences, model_answer, ranked, answer.language, asked_text, lacking,
-                        focus=lambda texts: checker.relevance(texts, queries), translate=translate)
+                        translate=translate)
         answer.verdict, answer.final_answer, answer.final_sentences = choice
         if translate is not None and any(s.checked_as for s in choice.sentences):
             answer.notes.append(translated_note(written_in, answer.language))

@@ -2,7 +2,7 @@
 
 They are on screen while the model writes (the preview), they stand in for a
 model answer that failed the checks (``extractive``), and the answer module
-adds them after a checked answer that may miss the point.
+adds them after a checked answer, which a small model often writes beside the point.
 
 Sentences that name something the question does not (an option, a class) come
 first, from a lower relevance: the sentence most like a long question is often

@@ -190,15 +190,6 @@ class SupportChecker:
         order = np.argsort(-best, kind="stable")
         return [(self.units[i], round(float(best[i]), 3)) for i in order]
 
-    def relevance(self, texts: Sequence[str], queries: Sequence[str]) -> float:
-        """How well the best of ``texts`` (an answer's sentences) matches the best of ``queries``, as units are
-        ranked: 0 when there is no text."""
-        texts = [t for t in texts if t.strip()]
-        if not texts:
-            return 0.0
-        scores = self._relevance(self.embedder.embed_batch(texts), [content_words(t) for t in texts], queries)
-        return round(float(scores.max()), 3)
-
     def _relevance(self, vectors: np.ndarray, words: Sequence[set[str]], queries: Sequence[str]) -> np.ndarray:
         best = np.zeros(len(words))
         for query in (q for q in queries if q.strip()):
