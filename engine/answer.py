@@ -27,7 +27,7 @@ from .names import identifiers
 from .prompt import without_prompt_tags
 from .quote import INTRODUCES, Choice, extractive, pick_quotes, quoted
 from .support import LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
-from .text import cite, drop_empty_code_blocks, named_in, outside_code, strip_citations
+from .text import cite, drop_empty_code_blocks, named_in, normalise_code, outside_code, strip_citations
 from .tokens import content_words
 
 # A passage sentence is not quoted after an answer that says this share of its content words: it is said already.
@@ -234,7 +234,8 @@ def also_quoted(choice: Choice, ranked: Sequence[tuple[Unit, float]], lang: str,
     if not chosen:
         return choice
     label = language(lang).also_label
-    lines, shown = quoted(chosen, [u for u, _ in ranked])
+    on_screen = {normalise_code(s.text) for s in choice.sentences if s.is_code}
+    lines, shown = quoted(chosen, [u for u, _ in ranked], on_screen)
     heading = Support(label, [], "exempt", {}, None, ALSO, False, None)
     return Choice(choice.verdict, "\n".join([choice.text, "", label, ""] + lines), choice.sentences + [heading] + shown)
 

@@ -19,12 +19,13 @@ Quoted from the documents:
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from typing import Collection, NamedTuple, Sequence
 
 from .gate import is_user_detail
 from .languages import language
 from .names import identifiers
 from .support import Support, Unit, is_include
+from .text import normalise_code
 from .tokens import content_words
 
 # Quotes only when a sentence is this relevant or more; below, the fixed phrase. 0.36, not 0.4: on the calibrate
@@ -158,14 +159,21 @@ def extractive(ranked: Sequence[tuple[Unit, float]], lang: str, *, asked: str = 
     return Choice("extractive", "\n".join([language(lang).quoted_label, ""] + lines), shown)
 
 
-def quoted(chosen: Sequence[Unit], units: Sequence[Unit]) -> tuple[list[str], list[Support]]:
-    """The lines of a quotation of ``chosen`` sentences (with the code each introduces), and each as shown."""
+def quoted(chosen: Sequence[Unit], units: Sequence[Unit],
+           shown_code: Collection[str] = ()) -> tuple[list[str], list[Support]]:
+    """The lines of a quotation of ``chosen`` sentences (with the code each introduces, unless it is among
+    ``shown_code``: the blocks already on screen, as ``normalise_code`` gives them), and each as shown.
+
+    >>> units = [Unit(1, 0, "Enable them like this:", False), Unit(1, 1, "client.get(url, follow_redirects=True)", True)]
+    >>> len(quoted(units[:1], units)[1]), len(quoted(units[:1], units, {normalise_code(units[1].text)})[1])
+    (2, 1)
+    """
     by_place = {(u.pid, u.position): u for u in units}
     chosen = list(chosen)
     for u in list(chosen):
         follow = by_place.get((u.pid, u.position + 1)) if u.text.rstrip().endswith(INTRODUCES) else None
         follow = follow if follow is not None and follow.is_code else code_after(u, units)
-        if follow is not None and follow not in chosen:
+        if follow is not None and follow not in chosen and normalise_code(follow.text) not in shown_code:
             chosen.append(follow)
     chosen.sort(key=lambda u: (u.pid, u.position))
     lines, shown, under = [], [], ""

@@ -231,3 +231,15 @@ def test_the_quotes_after_a_translated_answer_leave_out_what_it_said_in_english(
                     translate=lambda c: verified([english._replace(text="HTTPX 默认不跟随重定向 [1]。",
                                                                    checked_as=english.text)], "HTTPX 默认不跟随重定向 [1]。"))
     assert choice.text == "HTTPX 默认不跟随重定向 [1]。"  # names nothing new, but its only quote is what it said
+
+
+def test_the_quotes_after_a_checked_answer_leave_out_the_code_it_shows():
+    ranked = [(Unit(1, 0, "Redirects are not followed by default, unlike in requests.", False, 1), 0.8),
+              (Unit(1, 1, "You can still enable them, but explicitly:", False, 2), 0.7),
+              (Unit(1, 2, "client.get(url, follow_redirects=True)", True, 3), 0.5)]
+    answer = "Turn them on per request [1].\n\n```python\nclient.get(url,  follow_redirects=True)\n```"
+    sentences = [sentence("Turn them on per request [1].", [1], "supported"),
+                 sentence("client.get(url,  follow_redirects=True)", [], "supported", 1, code=True)]
+    choice = choose(sentences, answer, ranked, "en", "Does httpx follow redirects?")
+    assert "> You can still enable them, but explicitly: [1]" in choice.text  # quoted: it says what the answer does not
+    assert choice.text.count("follow_redirects=True") == 1  # its code is on screen already, in the answer
