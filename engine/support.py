@@ -35,7 +35,7 @@ from .examples import adapted_from, copied_from
 from .languages import negated
 from .names import identifiers, numbers
 from .text import (
-    MIN_SENTENCE, citations, drop_link_definitions, introduces_code, normalise_code, paragraphs, prose_sentences,
+    MIN_SENTENCE, citations, drop_link_definitions, introduces_code, normalise_name, paragraphs, prose_sentences,
     named_in, segments, split_line, strip_citations, strip_markup,
 )
 from .tokens import content_words
@@ -61,16 +61,20 @@ def is_include(sentence: str) -> bool:
 
 
 def identifier_score(sentence: str, passage: str) -> float | None:
-    """Share of the sentence's identifiers that the passage contains (up to case and spaces); None if it has none.
+    """Share of the sentence's identifiers that the passage contains (``normalise_name``); None if it has none.
+
+    A name must be in the passage as a name: "a custom certificate store" does not back ``CertificateStore``.
 
     >>> identifier_score("Use `timeout=0` [2].", "Use timeout=None, or 0 for nothing.")
+    0.0
+    >>> identifier_score("Create a `CertificateStore` [2].", "Use a custom certificate store.")
     0.0
     """
     idents = identifiers(sentence)
     if not idents:
         return None
-    squeezed = normalise_code(passage).lower()
-    return sum(1 for i in idents if normalise_code(i).lower() in squeezed) / len(idents)
+    text = normalise_name(passage)
+    return sum(1 for i in idents if normalise_name(i) in text) / len(idents)
 
 
 def overlap(words: set[str], passage_words: set[str], asked: Collection[str] = ()) -> float:

@@ -50,6 +50,13 @@ def test_identifier_missing_from_the_cited_passage_is_not_supported(fake_embedde
     assert s.status != "supported"
 
 
+def test_a_name_is_backed_by_the_same_name_not_by_the_words_it_is_made_of(fake_embedder):
+    checker = SupportChecker(fake_embedder, ["Pass a custom certificate store to the client as `verify = ctx`."])
+    [named] = checker.check_answer("Pass a custom `CertificateStore` to the client [1].")
+    [spaced] = checker.check_answer("Pass a custom certificate store to the client as `verify=ctx` [1].")
+    assert named.status == "unsupported" and spaced.status == "supported"
+
+
 def test_exempt_escape_phrase_and_colon_line(fake_embedder):
     statuses = [s.status for s in check(fake_embedder, "The documents do not cover this.\nEnable it like this [1]:")]
     assert statuses == ["exempt", "exempt"]
