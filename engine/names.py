@@ -38,6 +38,20 @@ def identifiers(sentence: str) -> list[str]:
     return out
 
 
+_SPACE_BY_MARK = re.compile(r"\s*([^\w\s])\s*")
+
+
+def normalise_name(text: str) -> str:
+    """Text compared the way a name is: up to case and the spaces beside punctuation, but not those between words.
+
+    ``verify = False`` is ``verify=False``; "a certificate store" does not name ``CertificateStore``.
+
+    >>> normalise_name("client.get(url, follow_redirects = True)"), normalise_name("A certificate  store")
+    ('client.get(url,follow_redirects=true)', 'a certificate store')
+    """
+    return _SPACE_BY_MARK.sub(r"\1", re.sub(r"\s+", " ", text)).strip().lower()
+
+
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 # French "un" is left out: it is the indefinite article far more often than the number ("un proxy").
 _NUMBER_WORDS |= {"hundred": "100", "thousand": "1000", "deux": "2", "trois": "3", "cinq": "5", "dix": "10"}

@@ -169,20 +169,6 @@ def normalise_code(code: str) -> str:
     return re.sub(r"\s+", "", code)
 
 
-_SPACE_BY_MARK = re.compile(r"\s*([^\w\s])\s*")
-
-
-def normalise_name(text: str) -> str:
-    """Text compared the way a name is: up to case and the spaces beside punctuation, but not those between words.
-
-    ``verify = False`` is ``verify=False``; "a certificate store" does not name ``CertificateStore``.
-
-    >>> normalise_name("client.get(url, follow_redirects = True)"), normalise_name("A certificate  store")
-    ('client.get(url,follow_redirects=true)', 'a certificate store')
-    """
-    return _SPACE_BY_MARK.sub(r"\1", re.sub(r"\s+", " ", text)).strip().lower()
-
-
 # --- citations ---------------------------------------------------------------------
 CITATION = re.compile(r"\[(\d+)\]")
 _CITATION_RUN = re.compile(r"\s*(?:\[\d+\])+")
