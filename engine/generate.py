@@ -3,7 +3,7 @@
 ``LLM.stream_chat`` is the one abstract method; ``llama.LlamaCppLLM`` implements
 it with llama-cpp-python and the GGUF's own chat template. ``Generation`` wraps
 any LLM: it checks the cancel flag at every token, caps the length, stops when the
-model starts repeating itself, and hides ``<think>…</think>``.
+model starts repeating itself or writing its prompt out again (``echo``), and hides ``<think>…</think>``.
 """
 
 from __future__ import annotations
@@ -49,16 +49,38 @@ def strip_thinking(text: str) -> str:
     return _THINK.sub("", text).lstrip() if "<think>" in text else text
 
 
-def held_back(text: str, tag: str = "<think>") -> str:
-    """``text`` without a tail that may still become ``tag``: streamed, "<thi" is not shown before "nk>" arrives.
+def held_back(text: str, tags: Sequence[str] = ("<think>",)) -> str:
+    """``text`` without a tail that may still become one of ``tags``: streamed, "<thi" is not shown before "nk>"
+    arrives.
 
     >>> held_back("Off by default <thi"), held_back("<"), held_back("a < b")
     ('Off by default ', '', 'a < b')
+    >>> held_back("Off by default [1]. </do", ("<think>", "</doc"))
+    'Off by default [1]. '
     """
-    for n in range(min(len(text), len(tag) - 1), 0, -1):
-        if tag.startswith(text[-n:]):
+    for n in range(min(len(text), max(map(len, tags)) - 1), 0, -1):
+        if any(tag.startswith(text[-n:]) for tag in tags):
             return text[:-n]
     return text
+
+
+def echo_start(text: str, echo: re.Pattern | None) -> int | None:
+    """Where a reply starts writing its prompt out again (``echo`` matches there, after some text), or None.
+
+    A small model that has answered sometimes goes on printing the passages it
+    read, tags and all (``</doc>``, then ``<doc id="2" …>`` and the next page):
+    the reply ends where that begins.
+
+    >>> tag = re.compile(r"</doc>|<doc id=\\S+>")
+    >>> echo_start("Use `uds=` [1].\\n</doc>\\n<doc id=2>", tag), echo_start("<doc id=1> Off [1].", tag)
+    (16, None)
+    """
+    if echo is None:
+        return None
+    for match in echo.finditer(text):
+        if text[: match.start()].strip():
+            return match.start()
+    return None
 
 
 def is_repeating(text: str, *, times: int = 3, min_len: int = 12, max_len: int = 200) -> bool:
@@ -121,6 +143,7 @@ class Generation:
     messages: Messages
     max_tokens: int = 400
     cancel: threading.Event = field(default_factory=threading.Event)
+    echo: re.Pattern | None = None  # what the reply ends before: the prompt's own markup, written out again
     raw: str = ""
     tokens: int = 0
     stop_reason: str = ""
@@ -142,7 +165,12 @@ class Generation:
                     self.first_token_s = time.perf_counter() - self.started
                 self.tokens += 1
                 self.raw += piece
-                visible = held_back(strip_thinking(self.raw).lstrip())
+                cut = echo_start(self.raw, self.echo) if self.echo is not None and "<" in self.raw else None
+                if cut is not None:
+                    self.raw = self.raw[:cut]
+                    self.stop_reason = "echo"
+                    break
+                visible = held_back(strip_thinking(self.raw).lstrip(), self._held)
                 if visible.startswith(shown) and len(visible) > len(shown):
                     yield visible[len(shown) :]
                     shown = visible
@@ -159,6 +187,11 @@ class Generation:
             if close:
                 close()
             self.total_s = time.perf_counter() - self.started
+
+    @property
+    def _held(self) -> tuple[str, ...]:
+        """The tags whose beginnings are held back while streaming."""
+        return ("<think>", "<doc", "</doc") if self.echo is not None else ("<think>",)
 
     @property
     def text(self) -> str:

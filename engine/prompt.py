@@ -71,6 +71,10 @@ def neutralise_tags(text: str) -> str:
 _WHOLE_TAG = re.compile(_TAG.pattern + r"[^>]*>", re.I)
 
 
+# The context's own markup, whole, as the model would write it out again after its answer (``generate.echo_start``).
+ECHOED_TAG = re.compile(r'</docs?>|<docs>|<doc id="?\d+"?[^>\n]*>', re.I)
+
+
 def without_prompt_tags(text: str) -> str:
     """A sentence without the prompt's ``<docs>``/``<doc …>`` tags, which a small model sometimes echoes.
 

@@ -1,6 +1,7 @@
 import threading
 
 from repobot.engine.generate import Generation
+from repobot.engine.prompt import ECHOED_TAG
 from tests.conftest import FakeLLM
 
 
@@ -32,6 +33,23 @@ def test_a_numbered_list_going_round_stops_generation():
     list(gen)
     assert gen.stop_reason == "repetition"
     assert gen.text.count("camelCase") == 3  # stopped once a line came back a third time
+
+
+def test_a_reply_ends_where_the_model_starts_writing_its_passages_out_again():
+    echoed = 'Talk to the socket with `uds=` [1].\n</doc>\n<doc id="2" source="third_party_packages.md">\n### httpx-sse'
+    gen = Generation(FakeLLM(echoed, piece=3), [], max_tokens=1000, echo=ECHOED_TAG)
+    shown = "".join(gen)
+    assert gen.stop_reason == "echo" and gen.text == "Talk to the socket with `uds=` [1]."
+    assert "<" not in shown and "httpx-sse" not in shown  # not even the beginning of the tag was streamed
+    plain = Generation(FakeLLM(echoed), [], max_tokens=1000)  # without ``echo``: the reply as written
+    list(plain)
+    assert plain.stop_reason == "end" and "httpx-sse" in plain.text
+
+
+def test_a_tag_before_any_answer_does_not_end_the_reply():
+    gen = Generation(FakeLLM("<docs> Off by default [1]."), [], max_tokens=100, echo=ECHOED_TAG)
+    list(gen)
+    assert gen.stop_reason == "end" and gen.text == "<docs> Off by default [1]."
 
 
 class CutLLM(FakeLLM):
