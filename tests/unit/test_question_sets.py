@@ -17,8 +17,10 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 SETS = {  # file: the corpus its gold sources are relative to
     "httpx_questions.jsonl": HTTPX_DOCS,
     "httpx_holdout.jsonl": HTTPX_DOCS,
+    "httpx_fresh.jsonl": HTTPX_DOCS,
     "fastapi_questions.jsonl": FASTAPI_DOCS,
     "fastapi_holdout.jsonl": FASTAPI_DOCS,
+    "fastapi_fresh.jsonl": FASTAPI_DOCS,
 }
 LESSON = [LESSON_REDIRECTS, LESSON_HTTP3, LESSON_RETRIES]
 
@@ -52,11 +54,18 @@ def test_every_line_is_a_labelled_question(name):
             assert not q.gold_sources and not q.key_facts, q.question
 
 
-def test_the_held_out_sets_ask_nothing_the_tuned_sets_ask():
+def test_the_held_out_and_fresh_sets_ask_nothing_another_set_asks():
     for corpus in ("httpx", "fastapi"):
-        tuned = {q.question for q in load_questions(DATA / f"{corpus}_questions.jsonl")}
-        held = {q.question for q in load_questions(DATA / f"{corpus}_holdout.jsonl")}
-        assert held and not held & tuned
+        sets = [{q.question for q in load_questions(DATA / f"{corpus}_{kind}.jsonl")}
+                for kind in ("questions", "holdout", "fresh")]
+        assert all(sets) and sum(map(len, sets)) == len(set.union(*sets))
+
+
+def test_the_fresh_sets_have_a_calibrate_half_and_a_report_half():
+    for corpus in ("httpx", "fastapi"):
+        questions = load_questions(DATA / f"{corpus}_fresh.jsonl")
+        halves = Counter(q.split for q in questions)
+        assert set(halves) == {"calibrate", "report"} and abs(halves["calibrate"] - halves["report"]) <= 4
 
 
 @pytest.mark.parametrize("name", sorted(SETS))
