@@ -19,7 +19,7 @@ import re
 from typing import Sequence
 
 from .languages import ESCAPE_PHRASES, answer_language, detect_language, language
-from .text import strip_citations
+from .text import CJK, strip_citations
 from .tokens import content_words
 
 # A worked example on another topic: the model sees the task done once, and a copy of it is easy to spot.
@@ -41,6 +41,28 @@ def translation_messages(question: str, target: str) -> list[dict[str, str]]:
 
 
 _ANSWERED = re.compile(r"^(yes|no|oui|non|sure|certainly)\b", re.I)
+_STRAY = re.compile(f"[{CJK}]+")  # a run of the characters a translation into a Latin-script language leaves behind
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def without_stray_script(text: str, target: str) -> str:
+    """A translation into a Latin-script language with a word or two left in the question's script, without them.
+
+    The 0.5B sometimes keeps one Chinese or Japanese word in an English
+    rewrite; the whole rewrite then reads as Chinese and was refused, and the
+    question was searched by its identifiers alone. The stray runs go when
+    they are short beside the rest (at most a fifth as many characters as its
+    letters); otherwise the text is returned as it is.
+
+    >>> without_stray_script("The service requires双向 TLS with our own client certificate.", "en")
+    'The service requires TLS with our own client certificate.'
+    >>> without_stray_script("Can HTTPx support断点续传?", "en"), without_stray_script("重定向?", "zh")
+    ('Can HTTPx support断点续传?', '重定向?')
+    """
+    runs = _STRAY.findall(text)
+    if not runs or target in ("zh", "ja") or 5 * sum(map(len, runs)) > len(_LETTER.findall(_STRAY.sub("", text))):
+        return text
+    return re.sub(r"\s+(?=[,.?!;:])", "", re.sub(r"[ \t]{2,}", " ", _STRAY.sub(" ", text))).strip()
 
 
 def accept_query(output: str, question: str, target: str) -> str | None:
@@ -52,7 +74,7 @@ def accept_query(output: str, question: str, target: str) -> str | None:
     lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
     if not lines:
         return None
-    text = lines[0].strip("\"'“”` ")
+    text = without_stray_script(lines[0].strip("\"'“”` "), target)
     if not text or text == _EXAMPLE_ANSWER or len(text) > 3 * len(question) + 40:
         return None
     if _ANSWERED.match(text) or any(phrase.strip("。.") in text for phrase in ESCAPE_PHRASES):

@@ -42,6 +42,14 @@ def test_a_good_rewrite_keeps_only_its_first_line():
         "Does HTTPX retry failed requests?")
 
 
+def test_a_rewrite_that_kept_a_word_of_the_question_is_used_without_it():
+    asked = "对方服务要求双向 TLS，必须带上我们自己的客户端证书和私钥，httpx 里该怎么配置？"
+    written = "The service requires双向 TLS, and we must include our own client certificate and private key."
+    assert accept_query(written, asked, "en") == (
+        "The service requires TLS, and we must include our own client certificate and private key.")
+    assert accept_query("我们服务要求 mutual TLS 怎么配置", asked, "en") is None  # mostly Chinese: not a translation
+
+
 @pytest.mark.parametrize("source, target", [("en", "zh"), ("en", "fr"), ("en", "ja"), ("zh", "en")])
 def test_a_sentence_is_translated_alone_after_the_example_in_both_languages(source, target):
     messages = sentence_messages(" Off by default. ", source, target)
