@@ -34,7 +34,7 @@ from .events import Done, Drafting, Event, Preview, Retrieved, Token
 from .gate import GateResult, gate
 from .generate import Generation
 from .languages import answer_language, detect_language, language
-from .prompt import ECHOED_TAG, Piece, PromptStyle, build_messages, fit_passages, link_text, trim_passage, without_example
+from .prompt import WHOLE_TAG, Piece, PromptStyle, build_messages, fit_passages, link_text, trim_passage, without_example
 from .quote import evidence, extractive
 from .registry import ModelSet
 from .result import Answer, Timings
@@ -229,7 +229,7 @@ class Pipeline:
         answer.prompt = build_messages(put, passages, lang=writes_in, style=style)
         timings.prompt_tokens = self.models.llm.count_tokens("".join(m["content"] for m in answer.prompt))
         generation = Generation(self.models.llm, answer.prompt, max_tokens=options.max_tokens,
-                                cancel=cancel or threading.Event(), echo=ECHOED_TAG)
+                                cancel=cancel or threading.Event(), echo=WHOLE_TAG)
         yield Drafting(writes_in, lang)
         with self.models.lock:
             for piece in generation:

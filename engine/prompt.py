@@ -68,11 +68,9 @@ def neutralise_tags(text: str) -> str:
     return _TAG.sub(r"&lt;\1\2", text)
 
 
-_WHOLE_TAG = re.compile(_TAG.pattern + r"[^>]*>", re.I)
-
-
-# The context's own markup, whole, as the model would write it out again after its answer (``generate.echo_start``).
-ECHOED_TAG = re.compile(r'</docs?>|<docs>|<doc id="?\d+"?[^>\n]*>', re.I)
+# A tag of the context, whole: dropped from a sentence that echoes one, and where a reply that writes the passages
+# out again after its answer ends (``generate.echo_start``).
+WHOLE_TAG = re.compile(_TAG.pattern + r"[^>]*>", re.I)
 
 
 def without_prompt_tags(text: str) -> str:
@@ -81,7 +79,7 @@ def without_prompt_tags(text: str) -> str:
     >>> without_prompt_tags("Enable it explicitly: <docs> [1]"), without_prompt_tags("<docs> [1]")
     ('Enable it explicitly: [1]', '[1]')
     """
-    return re.sub(r"[ \t]{2,}", " ", _WHOLE_TAG.sub("", text)).strip()
+    return re.sub(r"[ \t]{2,}", " ", WHOLE_TAG.sub("", text)).strip()
 
 
 def _gist(sentence: str) -> str:

@@ -1,7 +1,7 @@
 import threading
 
 from repobot.engine.generate import Generation
-from repobot.engine.prompt import ECHOED_TAG
+from repobot.engine.prompt import WHOLE_TAG
 from tests.conftest import FakeLLM
 
 
@@ -37,7 +37,7 @@ def test_a_numbered_list_going_round_stops_generation():
 
 def test_a_reply_ends_where_the_model_starts_writing_its_passages_out_again():
     echoed = 'Talk to the socket with `uds=` [1].\n</doc>\n<doc id="2" source="third_party_packages.md">\n### httpx-sse'
-    gen = Generation(FakeLLM(echoed, piece=3), [], max_tokens=1000, echo=ECHOED_TAG)
+    gen = Generation(FakeLLM(echoed, piece=3), [], max_tokens=1000, echo=WHOLE_TAG)
     shown = "".join(gen)
     assert gen.stop_reason == "echo" and gen.text == "Talk to the socket with `uds=` [1]."
     assert "<" not in shown and "httpx-sse" not in shown  # not even the beginning of the tag was streamed
@@ -47,7 +47,7 @@ def test_a_reply_ends_where_the_model_starts_writing_its_passages_out_again():
 
 
 def test_a_tag_before_any_answer_does_not_end_the_reply():
-    gen = Generation(FakeLLM("<docs> Off by default [1]."), [], max_tokens=100, echo=ECHOED_TAG)
+    gen = Generation(FakeLLM("<docs> Off by default [1]."), [], max_tokens=100, echo=WHOLE_TAG)
     list(gen)
     assert gen.stop_reason == "end" and gen.text == "<docs> Off by default [1]."
 
