@@ -229,12 +229,12 @@ def also_quoted(choice: Choice, ranked: Sequence[tuple[Unit, float]], lang: str,
     """
     written = " ".join([strip_citations(choice.text), *said(choice.sentences)]).lower()  # as shown and as checked
     words = content_words(written)
-    chosen = [u for u in pick_quotes(ranked, asked)
-              if not says_again(u, words) and not names_only_said(u, written)]
+    on_screen = {normalise_code(s.text) for s in choice.sentences if s.is_code}
+    chosen = [u for u in pick_quotes(ranked, asked) if not says_again(u, words) and not names_only_said(u, written)
+              and not (u.is_code and normalise_code(u.text) in on_screen)]
     if not chosen:
         return choice
     label = language(lang).also_label
-    on_screen = {normalise_code(s.text) for s in choice.sentences if s.is_code}
     lines, shown = quoted(chosen, [u for u, _ in ranked], on_screen)
     heading = Support(label, [], "exempt", {}, None, ALSO, False, None)
     return Choice(choice.verdict, "\n".join([choice.text, "", label, ""] + lines), choice.sentences + [heading] + shown)

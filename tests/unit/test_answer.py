@@ -173,6 +173,22 @@ def test_a_sentence_naming_the_fix_is_quoted_below_the_relevance_floor_when_the_
     assert extractive([(u, 0.35) for u, _ in ranked], "en", asked=asked) is None  # nothing relevant enough: refused
 
 
+def test_a_short_code_example_that_names_the_fix_is_quoted_with_the_sentence_that_leads_into_it():
+    lead = Unit(1, 1, "A transport also connects through a Unix Domain Socket:", False, 2, "HTTP Transport")
+    example = Unit(1, 2, 'transport = httpx.HTTPTransport(uds="/var/run/docker.sock")\nclient = httpx.Client(transport=transport)',
+                   True, 3, "HTTP Transport")
+    ranked = [(example, 0.73), (Unit(1, 0, "You can call a WSGI application directly through its transport.", False, 1,
+                                     "WSGI Transport"), 0.41), (lead, 0.3)]
+    asked = "I need the Docker Engine API through /var/run/docker.sock. Does httpx do unix sockets?"
+    text = extractive(ranked, "en", asked=asked).text
+    assert 'uds="/var/run/docker.sock"' in text  # the best match is the example: quoted as it stands
+    assert "> A transport also connects through a Unix Domain Socket: [1]" in text  # with the line that leads into it
+    assert text.index("Unix Domain Socket:") < text.index("HTTPTransport(uds=")
+    long_example = example._replace(text="\n".join(["x = 1"] * 20) + "\nuds_transport()")
+    assert "uds_transport" not in extractive([(long_example, 0.73)] + ranked[1:], "en", asked=asked).text  # too long
+    assert extractive([(example, 0.73)], "en", asked=asked) is None  # code alone is no evidence: nothing relevant
+
+
 def test_a_failed_answer_about_a_name_the_documents_lack_gives_the_fixed_phrase_not_quotes():
     failed = [sentence("Install ddtrace and enable Datadog APM tracing [1].", [1], "unsupported")]
     text = failed[0].text
