@@ -39,13 +39,15 @@ MIN_EXTRACT_SCORE = 0.36
 # 0.2-0.4 tried).
 NAMING_FLOOR, NAMING_SPAN = 0.25, 0.3
 QUOTES = 3
-# A code block of fewer lines than this can be quoted as it stands, when it is among the best matches and names
-# something the question does not. On the calibrate halves of the four question sets, the passages held the key facts
-# for 153 answerable questions and the quotes for 83; for 37 of the other 70 a code example held them (the uds
-# transport for the Docker socket, ``httpx.NetRCAuth``). Quoting examples brings the quotes to 91 of 153 (12 lines
-# or fewer). Code is not evidence by itself: counted towards the relevance floor, it quoted 5 more answerable and 2
-# more unanswerable questions, about the sets' own ratio, so it does not tell them apart.
-EXAMPLE_LINES = 12
+# A code block of fewer lines than EXAMPLE_LINES can be quoted as it stands when it is among the EXAMPLE_RANK units
+# that best match the question, relevant enough to quote by itself, and names something the question does not. On
+# the calibrate halves of the four question sets, the passages held the key facts for 153 answerable questions and
+# the quotes for 83; for 37 of the other 70 a code example held them (the uds transport for the Docker socket,
+# ``httpx.NetRCAuth``). Examples among the best 3 bring the quotes to 91 (9 gained, 1 lost, 32 quotes changed); from
+# the naming bar alone also 91, but 57 quotes changed, with examples from beside the point (a streaming loop for a
+# question about the status line's text) on the report halves. Code is not evidence by itself: counted towards the
+# relevance floor, it quoted 5 more answerable and 2 more unanswerable questions, about the sets' own ratio.
+EXAMPLE_LINES, EXAMPLE_RANK = 12, 3
 
 
 class Choice(NamedTuple):
@@ -115,8 +117,8 @@ def pick_quotes(ranked: Sequence[tuple[Unit, float]], asked: str, most: int = QU
 
     Sentences that name something the question does not come first, by
     relevance, from a lower bar (``NAMING_FLOOR``, ``NAMING_SPAN``); a short
-    code example that does (``example_code``) may be one of them. Then the
-    other relevant sentences.
+    code example that does (``example_code``) may be one of them when it is
+    among the best matches (``EXAMPLE_RANK``). Then the other relevant sentences.
 
     >>> ranked = [(Unit(1, 0, "Redirects are not followed by default here.", False), 0.8),
     ...           (Unit(1, 1, "Enable them with follow_redirects=True.", False), 0.52),
@@ -132,8 +134,9 @@ def pick_quotes(ranked: Sequence[tuple[Unit, float]], asked: str, most: int = QU
         return []
     bar = max(NAMING_FLOOR, scored[0][1] - NAMING_SPAN)
     topic = topic_words(asked, [u for u, _ in ranked])
-    prose = {u for u, _ in scored}
-    naming = [u for u, score in ranked if (u in prose or example_code(u)) and score >= bar and names_new(u, asked)
+    allowed = {u for u, _ in scored} | {u for u, score in ranked[:EXAMPLE_RANK] if example_code(u)
+                                         and score >= MIN_EXTRACT_SCORE}
+    naming = [u for u, score in ranked if u in allowed and score >= bar and names_new(u, asked)
               and content_words(u.text) & topic]
     return (naming + [u for u in relevant if u not in naming])[:most]
 

@@ -187,6 +187,8 @@ def test_a_short_code_example_that_names_the_fix_is_quoted_with_the_sentence_tha
     long_example = example._replace(text="\n".join(["x = 1"] * 20) + "\nuds_transport()")
     assert "uds_transport" not in extractive([(long_example, 0.73)] + ranked[1:], "en", asked=asked).text  # too long
     assert extractive([(example, 0.73)], "en", asked=asked) is None  # code alone is no evidence: nothing relevant
+    better = [(Unit(2, i, f"A sentence about transports and unix sockets, number {i}.", False, i), 0.8) for i in range(3)]
+    assert "HTTPTransport(uds=" not in extractive(better + ranked, "en", asked=asked).text  # not among the best 3
 
 
 def test_a_failed_answer_about_a_name_the_documents_lack_gives_the_fixed_phrase_not_quotes():
