@@ -24,7 +24,7 @@ from typing import Callable, Collection, Sequence
 from .check import is_escape
 from .languages import language
 from .names import identifiers
-from .prompt import without_prompt_tags
+from .prompt import without_directives, without_prompt_tags
 from .quote import INTRODUCES, Choice, extractive, pick_quotes, quoted
 from .support import LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
 from .text import cite, drop_empty_code_blocks, named_in, normalise_code, outside_code, strip_citations
@@ -124,6 +124,7 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
         _end_lead(lead, out, shown)
     out.append(answer[position:])
     text = drop_empty_code_blocks("".join(out))  # code blocks emptied by unsupported code
+    text = outside_code(text, without_directives)  # "/// tip", "!!! warning" copied from a passage
     text = re.sub(r"\n{3,}", "\n\n", re.sub(r"[ \t]+\n", "\n", text)).strip()
     text = outside_code(text, lambda prose: re.sub(r"(\n\n) (?=\S)", r"\1", prose))  # the space after a dropped one
     return Choice("verified", text, [x for x in shown if x is not None])

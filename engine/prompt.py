@@ -73,6 +73,20 @@ def neutralise_tags(text: str) -> str:
 WHOLE_TAG = re.compile(_TAG.pattern + r"[^>]*>", re.I)
 
 
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?:///|:::).*\n?", re.M)  # "/// tip", "///", "::: httpx.Client"
+_ADMONITION = re.compile(r"^([ \t]*)[!?]{3}\+?[ \t]+\w+(?:[ \t]+\"[^\"\n]*\")?[ \t]*", re.M)  # "!!! note \"Title\""
+
+
+def without_directives(prose: str) -> str:
+    """Prose without the documentation generator's markup that a model copies from its passages: directive lines
+    (``/// tip``, ``///``, ``::: name``) go, and an admonition marker (``!!! warning``) leaves its text.
+
+    >>> without_directives("/// tip\\nUse `Query` for lists [3].\\n///\\n!!! warning Reuse one client [2].")
+    'Use `Query` for lists [3].\\nReuse one client [2].'
+    """
+    return _ADMONITION.sub(r"\1", _DIRECTIVE_LINE.sub("", prose))
+
+
 def without_prompt_tags(text: str) -> str:
     """A sentence without the prompt's ``<docs>``/``<doc …>`` tags, which a small model sometimes echoes.
 

@@ -191,6 +191,17 @@ def test_a_short_code_example_that_names_the_fix_is_quoted_with_the_sentence_tha
     assert "HTTPTransport(uds=" not in extractive(better + ranked, "en", asked=asked).text  # not among the best 3
 
 
+def test_a_checked_answer_drops_the_documentation_markup_the_model_copied():
+    answer = ("/// tip\n\nDeclare it with `Query` for a list [1].\n\n///\n\n!!! warning Reuse one client [2].\n\n"
+              "```python\n/// not markup inside code\n```")
+    shown = [sentence("Declare it with `Query` for a list [1].", [1], "supported"),
+             sentence("Reuse one client [2].", [2], "supported")]
+    text = verified(shown, answer).text
+    assert text.startswith("Declare it with `Query` for a list [1].\n\nReuse one client")
+    assert "/// tip" not in text and "!!!" not in text
+    assert "/// not markup inside code" in text  # code is shown as written
+
+
 def test_a_failed_answer_about_a_name_the_documents_lack_gives_the_fixed_phrase_not_quotes():
     failed = [sentence("Install ddtrace and enable Datadog APM tracing [1].", [1], "unsupported")]
     text = failed[0].text
