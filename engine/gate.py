@@ -39,8 +39,7 @@ import builtins
 import re
 from typing import NamedTuple, Protocol, Sequence
 
-from .names import identifiers
-from .text import word_in
+from .names import identifiers, word_in
 from .tokens import COMMON, common_share, content_words, tokenize
 
 MIN_INFORMATIVE = 3  # covered informative words that make an absent key term a bystander (calibrated)

@@ -29,8 +29,9 @@ from .embed import Embedder
 from .errors import Cancelled
 from .languages import detect_language
 from .load import Corpus
+from .names import word_in
 from .search import FaissIndex, LexicalIndex, VectorIndex
-from .text import strip_code, word_in
+from .text import strip_code
 from .tokens import tokenize
 
 Progress = Callable[[str, int, int], None]

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import re
+from typing import Sequence
 
 from .text import CITATION, inline_code, strip_inline_code
 
@@ -75,3 +76,23 @@ def numbers(text: str) -> set[str]:
     text = _LIST_MARKER.sub("", CITATION.sub(" ", text))
     found = {_NUMBER_WORDS.get(m.lower(), m) for m in _NUMBER.findall(text)}
     return found | set(_CJK_NUMBER.findall(text))
+
+
+def word_in(term: str, text: str) -> bool:
+    """``term`` in lower-cased ``text`` as a whole word (so ``AD`` is not found inside ``read``).
+
+    >>> word_in("AD", "we read the ad."), word_in("HTTP/3", "no http/3 here"), word_in("AD", "read")
+    (True, True, False)
+    """
+    pattern = r"(?<![a-z0-9_])" + re.escape(term.lower()) + r"(?![a-z0-9_])"
+    return re.search(pattern, text) is not None
+
+
+def named_in(terms: Sequence[str], text: str) -> list[str]:
+    """The ``terms`` that ``text`` names as whole words, ignoring case.
+
+    >>> named_in(["Datadog", "AD", "LDAP"], "Send traces to datadog; read the docs.")
+    ['Datadog']
+    """
+    lowered = text.lower()
+    return [t for t in terms if word_in(t, lowered)]

@@ -17,7 +17,8 @@ from typing import NamedTuple, Sequence
 
 from .errors import RepoBotError
 from .languages import LANGUAGES, language
-from .text import drop_empty_code_blocks, drop_link_definitions, outside_code, segments, split_line, strip_citations
+from .text import (ADMONITION, drop_empty_code_blocks, drop_link_definitions, outside_code, segments, split_line,
+                   strip_citations)
 
 
 class PromptStyle(NamedTuple):
@@ -74,7 +75,6 @@ WHOLE_TAG = re.compile(_TAG.pattern + r"[^>]*>", re.I)
 
 
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*(?:///|:::).*\n?", re.M)  # "/// tip", "///", "::: httpx.Client"
-_ADMONITION = re.compile(r"^([ \t]*)[!?]{3}\+?[ \t]+\w+(?:[ \t]+\"[^\"\n]*\")?[ \t]*", re.M)  # "!!! note \"Title\""
 
 
 def without_directives(prose: str) -> str:
@@ -84,7 +84,7 @@ def without_directives(prose: str) -> str:
     >>> without_directives("/// tip\\nUse `Query` for lists [3].\\n///\\n!!! warning Reuse one client [2].")
     'Use `Query` for lists [3].\\nReuse one client [2].'
     """
-    return _ADMONITION.sub(r"\1", _DIRECTIVE_LINE.sub("", prose))
+    return ADMONITION.sub(r"\1", _DIRECTIVE_LINE.sub("", prose))
 
 
 def without_prompt_tags(text: str) -> str:

@@ -33,10 +33,10 @@ from .check import is_escape, repeats_question
 from .embed import Embedder
 from .examples import adapted_from, copied_from
 from .languages import negated
-from .names import identifiers, normalise_name, numbers
+from .names import identifiers, named_in, normalise_name, numbers
 from .text import (
     MIN_SENTENCE, citations, drop_link_definitions, introduces_code, paragraphs, prose_sentences,
-    named_in, segments, split_line, strip_citations, strip_markup,
+    segments, split_line, strip_citations, strip_markup,
 )
 from .tokens import content_words
 

@@ -12,7 +12,7 @@ identifiers and numbers a sentence names).
 from __future__ import annotations
 
 import re
-from typing import Iterator, NamedTuple, Sequence
+from typing import Iterator, NamedTuple
 
 # --- scripts ----------------------------------------------------------------------
 KANA = "\u3040-\u30ff"
@@ -260,20 +260,27 @@ def introduces_code(sentence: str) -> bool:
     return strip_citations(sentence).rstrip().endswith(("：", ":"))
 
 
+ADMONITION = re.compile(r"^([ \t]*)[!?]{3}\+?[ \t]+\w+(?:[ \t]+\"[^\"\n]*\")?[ \t]*", re.M)  # '!!! note "Title"'
+
+
 def paragraphs(text: str) -> list[str]:
     """Markdown prose as logical lines: wrapped lines re-joined; headings, list items and quotes kept apart.
 
     >>> paragraphs("## Title\\nA sentence that\\nwraps here.\\n- item one\\n- item two")
     ['## Title', 'A sentence that wraps here.', '- item one', '- item two']
+    >>> paragraphs('Upload it.\\n!!! tip "Large files"\\n    It is safe.\\n\\n!!! note Also this.')  # no markers
+    ['Upload it.', 'It is safe.', 'Also this.']
     """
     out, current = [], []
     for line in text.splitlines() + [""]:
         stripped = line.strip()
+        directive = stripped.startswith((":::", "///")) or ADMONITION.match(stripped)  # the generator's, not prose
         new_block = not stripped or stripped.startswith(("#", "-", "*", "|", ">", "+")) or re.match(r"\d+\.\s", stripped)
-        if new_block and current:
+        if (new_block or directive) and current:
             out.append(" ".join(current))
             current = []
-        if stripped.startswith((":::", "///")):  # documentation-generator directives, not prose
+        if directive:  # a marker goes; text on its line ("!!! warning Reuse one client.") is a paragraph's start
+            current = [rest] if (rest := ADMONITION.sub("", stripped)) and rest != stripped else []
             continue
         if stripped.startswith("#"):
             out.append(stripped)
@@ -318,26 +325,6 @@ def strip_markup(text: str) -> str:
     text = _ATTRIBUTES.sub("", _TAGS.sub("", _LINK.sub(r"\1", text)))
     text = re.sub(r"^\s*(#+|>|[-*+]|\d+\.)\s+", "", text)
     return _EMPHASIS.sub("", text).strip()
-
-
-def word_in(term: str, text: str) -> bool:
-    """``term`` in lower-cased ``text`` as a whole word (so ``AD`` is not found inside ``read``).
-
-    >>> word_in("AD", "we read the ad."), word_in("HTTP/3", "no http/3 here"), word_in("AD", "read")
-    (True, True, False)
-    """
-    pattern = r"(?<![a-z0-9_])" + re.escape(term.lower()) + r"(?![a-z0-9_])"
-    return re.search(pattern, text) is not None
-
-
-def named_in(terms: Sequence[str], text: str) -> list[str]:
-    """The ``terms`` that ``text`` names as whole words, ignoring case.
-
-    >>> named_in(["Datadog", "AD", "LDAP"], "Send traces to datadog; read the docs.")
-    ['Datadog']
-    """
-    lowered = text.lower()
-    return [t for t in terms if word_in(t, lowered)]
 
 
 def heading_title(raw: str) -> str:
