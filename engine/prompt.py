@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
+import textwrap
 from typing import NamedTuple, Sequence
 
 from .errors import RepoBotError
@@ -75,16 +76,20 @@ WHOLE_TAG = re.compile(_TAG.pattern + r"[^>]*>", re.I)
 
 
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*(?:///|:::).*\n?", re.M)  # "/// tip", "///", "::: httpx.Client"
+_ADMONITION_BODY = re.compile(ADMONITION.pattern + r"\n((?:[ \t]{4}.*(?:\n|$)|[ \t]*\n)+)", re.M)  # and its text
 
 
 def without_directives(prose: str) -> str:
     """Prose without the documentation generator's markup that a model copies from its passages: directive lines
-    (``/// tip``, ``///``, ``::: name``) go, and an admonition marker (``!!! warning``) leaves its text.
+    (``/// tip``, ``///``, ``::: name``) go, and an admonition marker (``!!! warning``) leaves its text, unindented.
 
     >>> without_directives("/// tip\\nUse `Query` for lists [3].\\n///\\n!!! warning Reuse one client [2].")
     'Use `Query` for lists [3].\\nReuse one client [2].'
+    >>> without_directives("!!! tip\\n    It is safe [2].\\n    Files stream [2].\\nNext.")
+    'It is safe [2].\\nFiles stream [2].\\nNext.'
     """
-    return ADMONITION.sub(r"\1", _DIRECTIVE_LINE.sub("", prose))
+    prose = _ADMONITION_BODY.sub(lambda m: textwrap.dedent(m.group(2)), _DIRECTIVE_LINE.sub("", prose))
+    return ADMONITION.sub(r"\1", prose)
 
 
 def without_prompt_tags(text: str) -> str:

@@ -260,7 +260,7 @@ def introduces_code(sentence: str) -> bool:
     return strip_citations(sentence).rstrip().endswith(("：", ":"))
 
 
-ADMONITION = re.compile(r"^([ \t]*)[!?]{3}\+?[ \t]+\w+(?:[ \t]+\"[^\"\n]*\")?[ \t]*", re.M)  # '!!! note "Title"'
+ADMONITION = re.compile(r"^([ \t]*)[!?]{3}\+?[ \t]+[A-Za-z]+(?:[ \t]+\"[^\"\n]*\")?[ \t]*", re.M)  # '!!! note "Title"'
 
 
 def paragraphs(text: str) -> list[str]:
