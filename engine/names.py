@@ -1,4 +1,5 @@
-"""Names: the code identifiers and numbers a sentence names, which the checker, the gate and the quotes compare.
+"""Names: the code identifiers and numbers a sentence names, which the checker, the gate and the quotes compare, and
+whether a text names a term as a whole word (``word_in``, ``named_in``).
 
 >>> identifiers("Set `follow_redirects=True` on httpx.Client, or see HTTP/3.")
 ['follow_redirects=True', 'httpx.Client', 'HTTP/3']

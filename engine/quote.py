@@ -45,7 +45,7 @@ QUOTES = 3
 # the quotes for 83; for 37 of the other 70 a code example held them (the uds transport for the Docker socket,
 # ``httpx.NetRCAuth``). Examples among the best 3 bring the quotes to 91 (9 gained, 1 lost, 32 quotes changed); from
 # the naming bar alone also 91, but 57 quotes changed, with examples from beside the point (a streaming loop for a
-# question about the status line's text) on the report halves. Code is not evidence by itself: counted towards the
+# question about the status line's text) on the held-out set. Code is not evidence by itself: counted towards the
 # relevance floor, it quoted 5 more answerable and 2 more unanswerable questions, about the sets' own ratio.
 EXAMPLE_LINES, EXAMPLE_RANK = 12, 3
 

@@ -3,7 +3,7 @@
 Code fences, inline code, ``[n]`` citations, sentences (the lesson's rules plus
 English and French sentence ends) and markdown paragraphs. Pure functions of
 strings; nothing here knows about passages or models (``names`` finds the
-identifiers and numbers a sentence names).
+identifiers and numbers a sentence names, and whether a text names a term).
 
 >>> split_sentences("Off by default [1]. Enable it:\\n```\\nget(url, follow_redirects=True)\\n```\\n默认不会 [2]。")
 ['Off by default [1].', 'Enable it:', '默认不会 [2]。']
