@@ -165,7 +165,7 @@ class Generation:
                     self.first_token_s = time.perf_counter() - self.started
                 self.tokens += 1
                 self.raw += piece
-                cut = echo_start(self.raw, self.echo) if self.echo is not None and "<" in self.raw else None
+                cut = echo_start(self.raw, self.echo) if "<" in self.raw else None  # no tag before a "<"
                 if cut is not None:
                     self.raw = self.raw[:cut]
                     self.stop_reason = "echo"

@@ -18,8 +18,8 @@ from typing import NamedTuple, Sequence
 
 from .errors import RepoBotError
 from .languages import LANGUAGES, language
-from .text import (ADMONITION, drop_empty_code_blocks, drop_link_definitions, outside_code, segments, split_line,
-                   strip_citations)
+from .text import (ADMONITION, DIRECTIVE, drop_empty_code_blocks, drop_link_definitions, outside_code, segments,
+                   split_line, strip_citations)
 
 
 class PromptStyle(NamedTuple):
@@ -75,7 +75,6 @@ def neutralise_tags(text: str) -> str:
 WHOLE_TAG = re.compile(_TAG.pattern + r"[^>]*>", re.I)
 
 
-_DIRECTIVE_LINE = re.compile(r"^[ \t]*(?:///|:::).*\n?", re.M)  # "/// tip", "///", "::: httpx.Client"
 _ADMONITION_BODY = re.compile(ADMONITION.pattern + r"\n((?:[ \t]{4}.*(?:\n|$)|[ \t]*\n)+)", re.M)  # and its text
 
 
@@ -88,7 +87,7 @@ def without_directives(prose: str) -> str:
     >>> without_directives("!!! tip\\n    It is safe [2].\\n    Files stream [2].\\nNext.")
     'It is safe [2].\\nFiles stream [2].\\nNext.'
     """
-    prose = _ADMONITION_BODY.sub(lambda m: textwrap.dedent(m.group(2)), _DIRECTIVE_LINE.sub("", prose))
+    prose = _ADMONITION_BODY.sub(lambda m: textwrap.dedent(m.group(2)), DIRECTIVE.sub("", prose))
     return ADMONITION.sub(r"\1", prose)
 
 

@@ -260,6 +260,7 @@ def introduces_code(sentence: str) -> bool:
     return strip_citations(sentence).rstrip().endswith(("：", ":"))
 
 
+DIRECTIVE = re.compile(r"^[ \t]*(?:///|:::).*\n?", re.M)  # the generator's lines: "/// tip", "///", "::: httpx.Client"
 ADMONITION = re.compile(r"^([ \t]*)[!?]{3}\+?[ \t]+[A-Za-z]+(?:[ \t]+\"[^\"\n]*\")?[ \t]*", re.M)  # '!!! note "Title"'
 
 
@@ -274,7 +275,7 @@ def paragraphs(text: str) -> list[str]:
     out, current = [], []
     for line in text.splitlines() + [""]:
         stripped = line.strip()
-        directive = stripped.startswith((":::", "///")) or ADMONITION.match(stripped)  # the generator's, not prose
+        directive = DIRECTIVE.match(stripped) or ADMONITION.match(stripped)  # the generator's, not prose
         new_block = not stripped or stripped.startswith(("#", "-", "*", "|", ">", "+")) or re.match(r"\d+\.\s", stripped)
         if (new_block or directive) and current:
             out.append(" ".join(current))
