@@ -26,8 +26,8 @@ from .languages import language
 from .names import identifiers, named_in
 from .prompt import without_directives, without_prompt_tags
 from .quote import INTRODUCES, Choice, extractive, pick_quotes, quoted
-from .support import LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
-from .text import cite, drop_empty_code_blocks, normalise_code, outside_code, strip_citations
+from .support import HEADING, LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
+from .text import cite, drop_empty_code_blocks, normalise_code, outside_code, strip_citations, strip_markup
 from .tokens import content_words
 
 # A passage sentence is not quoted after an answer that says this share of its content words: it is said already.
@@ -71,10 +71,14 @@ def shown_sentence(s: Support, valid: Collection[int] | None = None) -> Support 
 
     >>> shown_sentence(Support("Here is how [9][1]:", [9, 1], "exempt", {}, None, ""), valid={1, 2}).text
     'Here is how [1]:'
+    >>> shown_sentence(Support("## Merging of configuration [1]", [1], "exempt", {}, None, HEADING)).text
+    '**Merging of configuration**'
     """
     if s.status == "exempt":
         if s.reason in NOT_SHOWN:
             return None
+        if s.reason == HEADING:  # a title over what follows: bold, as the quotes' section headings, without ids
+            return s._replace(text=f"**{strip_markup(strip_citations(s.text))}**", cited=[], cited_by=None)
         ids = [i for i in s.cited if valid is None or i in valid]
         text = s.text if ids == s.cited else cite(s.text, ids)
         return s._replace(text=text, cited=ids, cited_by="model" if ids else None)

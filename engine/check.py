@@ -39,6 +39,18 @@ def is_escape(sentence: str) -> bool:
     return any(core == phrase.strip("。.") or core.endswith(phrase.strip("。.")) for phrase in ESCAPE_PHRASES)
 
 
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+\S")
+
+
+def is_heading(sentence: str) -> bool:
+    """True for a markdown heading line, which a small model copies from its passages: a title, not a claim.
+
+    >>> is_heading("## Sharing configuration across requests"), is_heading("Use #3 of the list [1].")
+    (True, False)
+    """
+    return bool(_HEADING.match(sentence))
+
+
 def _bare(text: str) -> str:
     return re.sub(r"\s+", "", strip_citations(text)).strip("。.!！?？:：,，;；").casefold()
 

@@ -24,13 +24,19 @@ _IDENT = re.compile(
 )
 
 
+# Markdown emphasis with underscores around words ("_on every request_"): not a name; "__init__" has no space inside
+_EMPHASIS = re.compile(r"(?<!\w)(_{1,2})(?=\S)([^_\n]*?\s[^_\n]*?)(?<=\S)\1(?!\w)")
+
+
 def identifiers(sentence: str) -> list[str]:
     """Code identifiers and numbers named in a sentence, in order, without repeats.
 
     >>> identifiers("Catch 4xx/5xx on HTTP/1.1 with response.raise_for_status(), not HTTP/3.")
     ['HTTP/1.1', 'response.raise_for_status', 'HTTP/3']
+    >>> identifiers("Set custom headers _on every request_ with __init__ or __very bold__.")
+    ['__init__']
     """
-    text = CITATION.sub(" ", sentence)
+    text = _EMPHASIS.sub(r"\2", CITATION.sub(" ", sentence))
     found = [m.strip() for m in inline_code(text)] + _IDENT.findall(strip_inline_code(text))
     out: list[str] = []
     for item in found:

@@ -29,7 +29,7 @@ from typing import Collection, NamedTuple, Sequence
 
 import numpy as np
 
-from .check import is_escape, repeats_question
+from .check import is_escape, is_heading, repeats_question
 from .embed import Embedder
 from .examples import adapted_from, copied_from
 from .languages import negated
@@ -47,7 +47,9 @@ REPEATS = "Exempt: it only repeats the question (not shown)."
 INCLUDE = "Exempt: a docs-build directive that pulls in a file from outside the folder (not shown)."
 LEAD = "Exempt: introduces the code that follows."
 UNBACKED_LEAD = "Exempt: it leads into code, but names something no passage supports (not shown)."
-NOT_SHOWN = (REPEATS, INCLUDE, UNBACKED_LEAD)
+HEADING = "Exempt: a heading a passage backs; shown in bold without ids, not counted as a claim."
+UNBACKED_HEADING = "Exempt: a heading no passage backs (not shown)."
+NOT_SHOWN = (REPEATS, INCLUDE, UNBACKED_LEAD, UNBACKED_HEADING)
 _INCLUDE = re.compile(r"^\{\*\s.*\*\}$|^-{2,}8<-{2,}\s")  # FastAPI's {* file *}, pymdownx's --8<-- "file"
 
 
@@ -240,6 +242,10 @@ class SupportChecker:
             return Support(sentence, cited, "exempt", {}, None, INCLUDE)
         if is_escape(sentence):
             return Support(sentence, cited, "exempt", {}, None, "Exempt: the fixed 'not found' phrase.")
+        if is_heading(sentence):  # "## Sharing configuration across requests", copied with its passage
+            backed = max(self.scores(sentence, translation).values(), default=0.0) >= SUPPORT_THRESHOLD
+            return Support(sentence, cited, "exempt", {}, None, HEADING if backed else UNBACKED_HEADING,
+                           checked_as=translation)
         if introduces_code(sentence):
             if not identifiers(strip_citations(sentence)):
                 return Support(sentence, cited, "exempt", {}, None, LEAD)

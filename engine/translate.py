@@ -27,7 +27,7 @@ from .names import identifiers
 from .prompt import without_prompt_tags
 from .quote import Choice
 from .rewrite import accept_translation, sentence_messages
-from .support import answer_sentences
+from .support import HEADING, answer_sentences
 from .text import cite, segments, strip_citations
 
 Complete = Callable[[list[dict[str, str]], int], str]  # the model's reply to some messages, within a token cap
@@ -94,6 +94,9 @@ def translated(choice: Choice, translations: Mapping[str, str]) -> Choice:
     >>> answer = Choice("verified", "Use a proxy [1].", [Support("Use a proxy [1].", [1], "supported", {}, None, "")])
     >>> translated(answer, {"Use a proxy.": "使用代理： </doc>"}).text
     '使用代理 [1]：'
+    >>> title = Choice("verified", "**Proxies**", [Support("**Proxies**", [], "exempt", {}, None, HEADING)])
+    >>> translated(title, {"**Proxies**": "代理"}).text  # a heading stays bold when the translation drops the marks
+    '**代理**'
     """
     text, position, sentences = choice.text, 0, []
     for s in choice.sentences:
@@ -104,7 +107,7 @@ def translated(choice: Choice, translations: Mapping[str, str]) -> Choice:
             if found >= 0:
                 position = found + len(s.text)
             continue
-        shown = cite(wanted.strip(), s.cited)
+        shown = f"**{wanted.strip().strip('*').strip()}**" if s.reason == HEADING else cite(wanted.strip(), s.cited)
         text = text[:found] + shown + text[found + len(s.text):]
         position = found + len(shown)
         sentences.append(s._replace(text=shown, checked_as=bare(s.text)))

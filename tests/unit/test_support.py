@@ -2,7 +2,7 @@
 
 from repobot.engine.prompt import link_text
 from repobot.engine.answer import verified
-from repobot.engine.support import UNBACKED_LEAD, SupportChecker, passage_units
+from repobot.engine.support import UNBACKED_HEADING, UNBACKED_LEAD, SupportChecker, passage_units
 
 PASSAGES = [
     "## Redirects\nHTTPX does not follow redirects by default. Enable them with `follow_redirects=True`:\n"
@@ -164,3 +164,12 @@ def test_words_the_question_already_has_are_weaker_evidence(fake_embedder):
     assert asked < alone
     other = SupportChecker(fake_embedder, passages, question="How do I serve a Django site?")  # shares no word
     assert other.scores(sentence)[1] == alone
+
+
+def test_a_heading_the_model_copies_is_shown_in_bold_without_ids_and_is_not_a_claim(fake_embedder):
+    answer = "## Redirects [1]\n\nHTTPX does not follow redirects by default [1].\n\n## Connection pooling over QUIC\n"
+    checked = check(fake_embedder, answer)
+    assert [(s.status, s.reason == UNBACKED_HEADING) for s in checked] == [
+        ("exempt", False), ("supported", False), ("exempt", True)]
+    shown = verified(checked, answer).text
+    assert shown.startswith("**Redirects**\n") and "[1]\n" not in shown and "QUIC" not in shown
