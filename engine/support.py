@@ -49,7 +49,8 @@ LEAD = "Exempt: introduces the code that follows."
 UNBACKED_LEAD = "Exempt: it leads into code, but names something no passage supports (not shown)."
 HEADING = "Exempt: a heading a passage backs; shown in bold without ids, not counted as a claim."
 UNBACKED_HEADING = "Exempt: a heading no passage backs (not shown)."
-NOT_SHOWN = (REPEATS, INCLUDE, UNBACKED_LEAD, UNBACKED_HEADING)
+MARKUP = "Exempt: markup alone, such as an HTML image tag copied from a passage (not shown)."
+NOT_SHOWN = (REPEATS, INCLUDE, UNBACKED_LEAD, UNBACKED_HEADING, MARKUP)
 _INCLUDE = re.compile(r"^\{\*\s.*\*\}$|^-{2,}8<-{2,}\s")  # FastAPI's {* file *}, pymdownx's --8<-- "file"
 
 
@@ -242,6 +243,8 @@ class SupportChecker:
             return Support(sentence, cited, "exempt", {}, None, INCLUDE)
         if is_escape(sentence):
             return Support(sentence, cited, "exempt", {}, None, "Exempt: the fixed 'not found' phrase.")
+        if not strip_markup(strip_citations(sentence)):  # '<img src="/img/tutorial/debugging/image01.png"> [1]'
+            return Support(sentence, cited, "exempt", {}, None, MARKUP)
         if is_heading(sentence):  # "## Sharing configuration across requests", copied with its passage
             backed = max(self.scores(sentence, translation).values(), default=0.0) >= SUPPORT_THRESHOLD
             return Support(sentence, cited, "exempt", {}, None, HEADING if backed else UNBACKED_HEADING,

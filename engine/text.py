@@ -216,7 +216,8 @@ def cite(sentence: str, ids: list[int]) -> str:
 
 # --- sentences -----------------------------------------------------------------------
 MIN_SENTENCE = 8  # fragments of this many characters or fewer are ignored (the lesson's rule)
-_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "no.", "fig.", "mr.", "mrs.", "dr.", "p.ex.")
+_ABBREVIATIONS = frozenset(("e.g.", "i.e.", "eg.", "ie.", "etc.", "vs.", "cf.", "approx.", "no.", "fig.", "mr.", "mrs.", "dr.",
+                            "p.ex."))  # whole words: "config." and "piano." end sentences
 # A sentence end: the mark, any citations written right after it, then space or end of line.
 _END = re.compile(r"([。！？]|[.!?](?=[\s\[]|$))((?:\s*\[\d+\])*)")
 
@@ -225,9 +226,9 @@ def _is_sentence_end(line: str, match: re.Match) -> bool:
     if match.group(1) in "。！？!?":
         return True
     before = line[: match.start() + 1].lower()
-    if before.endswith(_ABBREVIATIONS):
-        return False
     words = before.split()
+    if words and words[-1].lstrip("([\"'“‘") in _ABBREVIATIONS:
+        return False
     if words and re.fullmatch(r"\d+\.", words[-1]) and before.strip() == words[-1]:  # "1. " starts a list item
         return False
     return True
@@ -238,6 +239,8 @@ def split_line(line: str) -> list[str]:
 
     >>> split_line("Use httpx.Client, e.g. in v0.28.1. See https://x.org/a.b [2]. Done!")
     ['Use httpx.Client, e.g. in v0.28.1.', 'See https://x.org/a.b [2].', 'Done!']
+    >>> split_line("Set it in the config. It is read (ie. loaded) once [1].")
+    ['Set it in the config.', 'It is read (ie. loaded) once [1].']
     >>> split_line("默认不会 [1]。开启后可以查看 [3]。")
     ['默认不会 [1]。', '开启后可以查看 [3]。']
     """

@@ -173,3 +173,10 @@ def test_a_heading_the_model_copies_is_shown_in_bold_without_ids_and_is_not_a_cl
         ("exempt", False), ("supported", False), ("exempt", True)]
     shown = verified(checked, answer).text
     assert shown.startswith("**Redirects**\n") and "[1]\n" not in shown and "QUIC" not in shown
+
+
+def test_an_html_tag_the_model_copies_is_not_a_claim_and_not_shown(fake_embedder):
+    answer = 'HTTPX does not follow redirects by default [1].\n\n<img src="/img/redirects.png"> [1]\n'
+    checked = check(fake_embedder, answer)
+    assert [s.status for s in checked] == ["supported", "exempt"]
+    assert "<img" not in verified(checked, answer).text
