@@ -122,9 +122,6 @@ class Unit(NamedTuple):
     section: str = ""  # the heading of the section it is in
 
 
-_HEADING = re.compile(r"#{1,6}\s")
-
-
 def passage_units(text: str, section: str = "") -> list[tuple[str, bool, int, str]]:
     """A passage's units in order, each ``(text, is_code, paragraph, section)``: prose sentences (markup stripped)
     and whole code blocks, numbered by the paragraph (or block) they belong to, under the last heading above them
@@ -145,7 +142,7 @@ def passage_units(text: str, section: str = "") -> list[tuple[str, bool, int, st
             continue
         for block in paragraphs(drop_link_definitions(segment.text)):
             paragraph += 1
-            if _HEADING.match(block.strip()):
+            if is_heading(block.strip()):
                 section = strip_markup(block)
             sentences = (strip_markup(p) for p in split_line(block))
             out.extend((s, False, paragraph, section) for s in sentences if len(s) > 3)
