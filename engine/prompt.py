@@ -29,6 +29,7 @@ class PromptStyle(NamedTuple):
     shape: bool = False  # the citation format shown with placeholders (no sentence a model could paste)
     deduction: bool = False  # allow an answer the passages only imply, marked as a deduction
     example: bool = False  # one worked turn on other passages (a coffee machine): the format, shown by doing it
+    ask_first: bool = False  # the question before the passages as well as after: the model reads them knowing it
 
 
 # The worked example's passages: a topic no documentation set shares, so a copy of its answer is easy to spot
@@ -190,7 +191,8 @@ def build_messages(
         asked, answered = language(lang).rules.example
         messages += [{"role": "user", "content": f"{build_context(EXAMPLE_PASSAGES)}\n\n{label}{asked}"},
                      {"role": "assistant", "content": answered}]
-    return messages + [{"role": "user", "content": f"{build_context(passages)}\n\n{label}{question.strip()}"}]
+    first = f"{label}{question.strip()}\n\n" if style.ask_first else ""
+    return messages + [{"role": "user", "content": f"{first}{build_context(passages)}\n\n{label}{question.strip()}"}]
 
 
 def given_question(messages: Sequence[dict[str, str]]) -> str | None:

@@ -1,5 +1,7 @@
 from repobot.engine.languages import ESCAPE_PHRASES, detect_language
-from repobot.engine.prompt import PromptStyle, build_context, build_messages, neutralise_tags, system_prompt
+from repobot.engine.prompt import (
+    PromptStyle, build_context, build_messages, given_question, neutralise_tags, system_prompt,
+)
 
 
 def test_context_is_numbered_in_rank_order_with_sources():
@@ -63,3 +65,13 @@ def test_language_detection():
     assert detect_language("Does httpx follow redirects?") == "en"
     assert detect_language("リクエストのタイムアウトを設定したい") == "ja"
     assert detect_language("FastAPI 怎么对接 LDAP？") == "zh"
+
+
+def test_the_question_can_come_before_the_passages_as_well():
+    style = PromptStyle(example=True, ask_first=True)
+    messages = build_messages("httpx 支持 HTTP/3 吗？", [("http2.md", "HTTP/2")], lang="zh", style=style)
+    last = messages[-1]["content"]
+    assert last.startswith("问题：httpx 支持 HTTP/3 吗？\n\n<docs>")
+    assert last.endswith("</docs>\n\n问题：httpx 支持 HTTP/3 吗？")
+    assert messages[1]["content"].startswith("<docs>")  # the worked example keeps its one question, after its passages
+    assert given_question(messages) == "httpx 支持 HTTP/3 吗？"
