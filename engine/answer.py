@@ -301,7 +301,6 @@ def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Uni
     relevant enough (``pick_quotes``), else the fixed phrase. Reading the question before its passages, the 0.5B
     writes the phrase for some questions they answer; on the calibrate halves, 7 answerable questions got quotes
     instead of the fixed phrase (3 with their key facts) and 2 unanswerable ones too.
-
     ``lacking``: names of the question that the documents lack. When the failed
     answer is about one of them, quotes would be about something else: the
     fixed phrase is shown. A checked answer is followed by the quotes that say
