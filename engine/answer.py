@@ -58,6 +58,11 @@ def model_passes(sentences: Sequence[Support]) -> bool:
     return backed > 0 and backed * 2 >= len(made)
 
 
+def said_not_found(sentences: Sequence[Support]) -> bool:
+    """True when the model's whole answer is the escape phrase."""
+    return bool(sentences) and all(s.status == "exempt" for s in sentences) and any(is_escape(s.text) for s in sentences)
+
+
 def shown_sentence(s: Support, valid: Collection[int] | None = None) -> Support | None:
     """A model sentence as it is shown: backed ones with their final ids, the rest dropped.
 
@@ -297,10 +302,6 @@ def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Uni
            translate: Callable[[Choice], Choice] | None = None) -> Choice:
     """The verdict: the model's checked answer when it holds, else quotes, else the fixed phrase.
 
-    The model's escape phrase is weighed as an answer that failed: the quotes are shown when a passage sentence is
-    relevant enough (``pick_quotes``), else the fixed phrase. Reading the question before its passages, the 0.5B
-    writes the phrase for some questions they answer; on the calibrate halves, 7 answerable questions got quotes
-    instead of the fixed phrase (3 with their key facts) and 2 unanswerable ones too.
     ``lacking``: names of the question that the documents lack. When the failed
     answer is about one of them, quotes would be about something else: the
     fixed phrase is shown. A checked answer is followed by the quotes that say
@@ -308,6 +309,8 @@ def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Uni
     miss the point, and the fix the quotes name is then still on screen.
     ``translate``: puts a checked answer written in the documents' language into ``lang``.
     """
+    if said_not_found(sentences):
+        return not_found(lang)
     if model_passes(sentences):
         choice = verified(sentences, answer, [u for u, _ in ranked])
         if translate is not None:
