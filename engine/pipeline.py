@@ -48,11 +48,7 @@ from .translate import for_the_check, model_question, shown_in, translated_note
 
 MAX_QUESTION_CHARS = 2000
 REWRITES = ("auto", "always", "never")
-# The worked example, and the question before the passages as well as after them (``ask_first``). On the calibrate
-# halves of the four sets (2026-12-04), asking first took the model's sentences supported from 0.549 to 0.789 and its
-# checked answers shown from 89 to 110 of 189; key facts 103 -> 104 and false refusals 24 -> 21, with the escape
-# phrase weighed as a failed answer (answer.choose). Also putting the worked example's question first did less.
-DEFAULT_STYLE = PromptStyle(example=True, ask_first=True)
+DEFAULT_STYLE = PromptStyle(example=True)  # chosen with benchmarks/prompt_variants.py (ask_first: not kept)
 
 
 @dataclass(frozen=True)

@@ -107,9 +107,7 @@ def test_ask_json_has_the_whole_contract(httpx_docs):
         assert key in data
     assert data["language"] == "en" and data["model"] == default_entry().file
     assert [m["role"] for m in data["prompt"]] == ["system", "user", "assistant", "user"]  # with the worked example
-    asked = data["prompt"][-1]["content"]  # the question, the passages, the question again
-    assert asked.startswith(f'Question: {REDIRECTS}\n\n<docs>\n<doc id="1" source="')
-    assert asked.endswith(f"</docs>\n\nQuestion: {REDIRECTS}")
+    assert data["prompt"][-1]["content"].startswith('<docs>\n<doc id="1" source="')
     assert [r["id"] for r in data["retrieved"]] == [1, 2, 3, 4, 5]
     assert set(data["retrieved"][0]) >= {"id", "source", "lines", "heading"}
     assert set(data["check"]) == {"cited", "invalid", "uncited"}

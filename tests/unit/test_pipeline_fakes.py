@@ -97,7 +97,7 @@ def test_empty_question_is_refused(docs):
 
 def test_passages_are_trimmed_never_the_rules(docs):
     llm = FakeLLM("HTTPX does not follow redirects by default [1].")
-    llm.n_ctx = 735
+    llm.n_ctx = 720
     pipe = Pipeline(docs, models=fake_models(llm=llm))
     answer = pipe.ask("Does HTTPX follow redirects by default?", AskOptions(k=4, max_tokens=200))
     assert any("context" in n for n in answer.notes)
@@ -107,7 +107,7 @@ def test_passages_are_trimmed_never_the_rules(docs):
 def test_a_passage_left_out_to_fit_the_context_is_never_cited(docs):
     """The checker would attribute the sentence to the timeouts page, which the model never read: quotes instead."""
     llm = FakeLLM("The default timeout is 5 seconds of network inactivity.")
-    llm.n_ctx = 755
+    llm.n_ctx = 740
     pipe = Pipeline(docs, models=fake_models(llm=llm))
     answer = pipe.ask("Does HTTPX follow redirects or time out by default?", AskOptions(k=3, max_tokens=200))
     assert len(answer.retrieved) == 1 and any("left out" in n for n in answer.notes)
