@@ -8,8 +8,9 @@ cannot paste as its answer; ``deduction`` allows an answer the passages only
 imply, marked as such; ``worked example`` puts one answered question on other
 passages (a coffee machine) before the real one, so the model sees the format
 done rather than described; ``question first`` also puts the question before the
-passages, so the model reads them knowing what it is asked. (The old copyable example sentence is gone: the 1.5B
-model returned it word for word as its answer.) One table per model: run it once per model. Figures are
+passages, so the model reads them knowing what it is asked (not kept: see the
+record). (The old copyable example sentence is gone: the 1.5B model returned it
+word for word as its answer.) One table per model: run it once per model. Figures are
 measured on the "calibrate" split: the variant is chosen there, and reported
 on the "report" split by ``repobot eval``.
 """

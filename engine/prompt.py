@@ -191,8 +191,9 @@ def build_messages(
         asked, answered = language(lang).rules.example
         messages += [{"role": "user", "content": f"{build_context(EXAMPLE_PASSAGES)}\n\n{label}{asked}"},
                      {"role": "assistant", "content": answered}]
-    first = f"{label}{question.strip()}\n\n" if style.ask_first else ""
-    return messages + [{"role": "user", "content": f"{first}{build_context(passages)}\n\n{label}{question.strip()}"}]
+    put = f"{label}{question.strip()}"
+    first = f"{put}\n\n" if style.ask_first else ""
+    return messages + [{"role": "user", "content": f"{first}{build_context(passages)}\n\n{put}"}]
 
 
 def given_question(messages: Sequence[dict[str, str]]) -> str | None:
