@@ -77,3 +77,15 @@ def check_citations(text: str, n_docs: int) -> FormCheck:
     invalid = sorted({c for c in cited if not 1 <= c <= n_docs})
     uncited = [s for s in split_sentences(prose) if not citations(s) and not introduces_code(s)]
     return FormCheck(sorted(set(cited)), invalid, uncited)
+
+
+_INCLUDE = re.compile(r"^\{\*\s.*\*\}$|^-{2,}8<-{2,}\s")  # FastAPI's {* file *}, pymdownx's --8<-- "file"
+
+
+def is_include(sentence: str) -> bool:
+    """Whether a line only pulls a file into the page at docs-build time (the model copies these; nobody can use one).
+
+    >>> is_include("{* ../../docs_src/app/tutorial001_py310.py hl[9:13] *} [1]"), is_include("Use {* a *} here.")
+    (True, False)
+    """
+    return bool(_INCLUDE.match(strip_citations(sentence).strip()))

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from typing import Collection, NamedTuple, Sequence
 
+from .check import is_include
 from .gate import is_user_detail
 from .languages import language
 from .names import identifiers
-from .support import Support, Unit, is_include
+from .support import Support, Unit
 from .text import normalise_code
 from .tokens import content_words
 

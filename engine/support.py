@@ -24,12 +24,11 @@ the translation, identifiers and numbers from the sentence as written.
 
 from __future__ import annotations
 
-import re
 from typing import Collection, NamedTuple, Sequence
 
 import numpy as np
 
-from .check import is_escape, is_heading, repeats_question
+from .check import is_escape, is_heading, is_include, repeats_question
 from .embed import Embedder
 from .examples import adapted_from, copied_from
 from .languages import negated
@@ -43,6 +42,9 @@ from .tokens import content_words
 SUPPORT_THRESHOLD = 0.7  # calibrated by benchmarks/support_calibration.py on the "calibrate" labels
 CAP = 0.45  # the score of a sentence naming an identifier or number its passage lacks
 POLARITY_PENALTY = 0.6  # a unit of the opposite polarity ("does not …") counts this much
+# A passage whose unit closest to a sentence says the opposite, by this much cosine over its closest unit of the
+# same polarity, contradicts it (``contradicted``); calibrated on the "calibrate" labels (0.05-0.2 swept).
+CONTRADICTION_MARGIN = 0.1
 REPEATS = "Exempt: it only repeats the question (not shown)."
 INCLUDE = "Exempt: a docs-build directive that pulls in a file from outside the folder (not shown)."
 LEAD = "Exempt: introduces the code that follows."
@@ -51,18 +53,6 @@ HEADING = "Exempt: a heading a passage backs; shown in bold without ids, not cou
 UNBACKED_HEADING = "Exempt: a heading no passage backs (not shown)."
 MARKUP = "Exempt: markup alone, such as an HTML image tag copied from a passage (not shown)."
 NOT_SHOWN = (REPEATS, INCLUDE, UNBACKED_LEAD, UNBACKED_HEADING, MARKUP)
-_INCLUDE = re.compile(r"^\{\*\s.*\*\}$|^-{2,}8<-{2,}\s")  # FastAPI's {* file *}, pymdownx's --8<-- "file"
-
-
-def is_include(sentence: str) -> bool:
-    """Whether a line only pulls a file into the page at docs-build time (the model copies these; nobody can use one).
-
-    >>> is_include("{* ../../docs_src/app/tutorial001_py310.py hl[9:13] *} [1]"), is_include("Use {* a *} here.")
-    (True, False)
-    """
-    return bool(_INCLUDE.match(strip_citations(sentence).strip()))
-
-
 def identifier_score(sentence: str, passage: str) -> float | None:
     """Share of the sentence's identifiers that the passage contains (``normalise_name``); None if it has none.
 
@@ -109,6 +99,26 @@ def combine(similarity: float, word_overlap: float, ident: float | None, numbers
     if (ident is not None and ident < 1.0) or not numbers_ok:  # names something the passage does not say
         score = min(score, CAP)
     return score
+
+
+def contradicted(similarities: Sequence[float], negations: Sequence[bool], negative: bool,
+                 margin: float = CONTRADICTION_MARGIN) -> bool:
+    """Whether a passage says the opposite of a sentence: its unit closest to the sentence has the other polarity,
+    by ``margin`` over its closest unit of the same polarity.
+
+    Then no unit of that passage backs the sentence at full score: "HTTPX follows
+    redirects by default" is closest to "HTTPX does not follow redirects by
+    default", and the code example ``httpx.Client(follow_redirects=True)`` in the
+    same passage must not back it.
+
+    >>> contradicted([0.91, 0.65], [True, False], negative=False)  # the negated sentence, then the code
+    True
+    >>> contradicted([0.80, 0.76], [True, False], negative=False)  # a near tie: both readings are there
+    False
+    """
+    opposite = max((s for s, n in zip(similarities, negations) if n != negative), default=None)
+    same = max((s for s, n in zip(similarities, negations) if n == negative), default=0.0)
+    return opposite is not None and opposite - same >= margin
 
 
 class Unit(NamedTuple):
@@ -221,9 +231,11 @@ class SupportChecker:
             ident = identifier_score(identifiers_of, passage)
             numbers_ok = wanted <= self._numbers[pid - 1]
             best = 0.0
-            for unit_id in np.flatnonzero(self._owner == pid):
+            own = np.flatnonzero(self._owner == pid)
+            against = contradicted([float(sims[i]) for i in own], [self._negated[i] for i in own], polarity)
+            for unit_id in own:
                 score = combine(max(float(sims[unit_id]), 0.0), word_overlap, ident, numbers_ok)
-                if self._negated[unit_id] != polarity:
+                if against or self._negated[unit_id] != polarity:
                     score *= POLARITY_PENALTY  # "follows redirects" against "does not follow redirects"
                 best = max(best, score)
             out[pid] = round(best, 3)

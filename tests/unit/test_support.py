@@ -180,3 +180,15 @@ def test_an_html_tag_the_model_copies_is_not_a_claim_and_not_shown(fake_embedder
     checked = check(fake_embedder, answer)
     assert [s.status for s in checked] == ["supported", "exempt"]
     assert "<img" not in verified(checked, answer).text
+
+
+def test_a_passage_that_says_the_opposite_backs_no_claim_through_its_other_units(fake_embedder):
+    # The lesson's case: "Unlike requests, HTTPX does not follow redirects by default", then a positive line (in the
+    # docs, the example `httpx.Client(follow_redirects=True)`) that alone would back "HTTPX follows redirects".
+    checker = SupportChecker(fake_embedder, ["HTTPX does not follow redirects by default.\n"
+                                             "A client will follow redirects when told."])
+    [wrong] = checker.check_answer("HTTPX will follow redirects by default [1].")
+    [right] = checker.check_answer("HTTPX does not follow redirects by default [1].")
+    [other] = checker.check_answer("A client will follow redirects when told [1].")
+    assert wrong.status == "unsupported" and wrong.support[1] < 0.6
+    assert right.status == "supported" and other.status == "supported"
