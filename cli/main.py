@@ -118,7 +118,7 @@ def cmd_ask(args) -> int:
     pipe = _pipeline(args, with_model=True)
     options = AskOptions(
         k=args.k, mode=args.mode, language=args.language, strict=not args.no_strict, rewrite=args.rewrite,
-        version=args.docs_version, max_tokens=args.max_tokens, gate=not args.no_gate,
+        version=args.docs_version, max_tokens=args.max_tokens, gate=not args.no_gate, retry=not args.no_retry,
     )
     history = pipe.collection.history
     earlier = history.context(args.conversation) if args.conversation is not None else []

@@ -41,6 +41,8 @@ def ask_args(p) -> None:
     p.add_argument("--max-tokens", type=int, default=400, help="cap on the answer's length in tokens")
     p.add_argument("--no-strict", action="store_true", help="drop the 'even if you know it' rule (experiments)")
     p.add_argument("--no-gate", action="store_true", help="generate even when passages miss the question's key terms")
+    p.add_argument("--no-retry", action="store_true",
+                   help="one draft only: no second one, question first, when the check fails the first (faster)")
     p.add_argument("--conversation", type=int, help="continue this saved conversation (see `repobot history`)")
 
 

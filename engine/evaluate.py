@@ -131,6 +131,7 @@ def answer_row(q: Question, answer) -> dict:
         prompt_tokens=answer.timings.prompt_tokens,
         evidence=answer.evidence,
         stop_reason=answer.stop_reason,
+        attempts=answer.attempts,
         checked=[(s.text, s.status, s.cited_by, max(s.support.values(), default=0.0)) for s in answer.sentences],
     )
 
@@ -199,6 +200,7 @@ def summarise(rows: list[dict], answers: bool = True) -> dict:
         first_content_ms_p50=_median([r["first_content_ms"] for r in rows if r["first_content_ms"] is not None]),
         ttft_ms_p50=_median([r["ttft_ms"] for r in generated if r["ttft_ms"] is not None]),
         total_ms_p50=_median([r["total_ms"] for r in rows]),
+        second_drafts=sum(r.get("attempts", 1) > 1 for r in generated),
     )
     return out
 

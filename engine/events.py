@@ -14,6 +14,7 @@ from .result import Answer
 from .retrieve import Hit
 
 WRITING = "The model is writing (not checked yet):"
+AGAIN = "Its first draft was not backed by the passages; it writes again, reading the question first. "
 
 
 class Retrieved(NamedTuple):
@@ -29,6 +30,7 @@ class Drafting(NamedTuple):
 
     language: str
     shown_in: str
+    attempt: int = 1  # 2: the first draft failed the check, and the model writes again (pipeline.AskOptions.retry)
 
     @property
     def label(self) -> str:
@@ -36,11 +38,14 @@ class Drafting(NamedTuple):
 
         >>> Drafting("en", "zh").label
         "The model is writing in English, the documents' language (not checked yet; the checked answer is shown in Chinese):"
+        >>> Drafting("en", "en", 2).label
+        'Its first draft was not backed by the passages; it writes again, reading the question first. The model is writing (not checked yet):'
         """
+        again = AGAIN if self.attempt > 1 else ""
         if self.language == self.shown_in:
-            return WRITING
-        return (f"The model is writing in {language(self.language).name}, the documents' language (not checked yet; "
-                f"the checked answer is shown in {language(self.shown_in).name}):")
+            return again + WRITING
+        return again + (f"The model is writing in {language(self.language).name}, the documents' language (not checked "
+                        f"yet; the checked answer is shown in {language(self.shown_in).name}):")
 
 
 class Token(NamedTuple):

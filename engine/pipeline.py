@@ -2,6 +2,7 @@
 
     clean -> rewrite (other language) -> retrieve -> quoted preview -> gate -> prompt -> generate
           -> check (form, support) -> choose what is shown -> translate it (other language)
+          (a draft the check fails is written once more, the question read first: AskOptions.retry)
 
 A question in another language than the documents' is answered in theirs, to
 its rewrite, checked there, and its checked sentences translated (translate.py).
@@ -21,24 +22,23 @@ from __future__ import annotations
 
 import threading
 import time
-import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator, NamedTuple, Sequence
 
 from .answer import choose, lacking_subject, not_found
 from .check import check_citations
 from .collection import Collection
-from .errors import RepoBotError
 from .events import Done, Drafting, Event, Preview, Retrieved, Token
 from .gate import GateResult, gate
 from .generate import Generation
-from .languages import answer_language, detect_language, language
+from .languages import answer_language, detect_language
 from .prompt import WHOLE_TAG, Piece, PromptStyle, build_messages, fit_passages, link_text, trim_passage, without_example
 from .quote import evidence, extractive
+from .options import AskOptions, check_options, clean_question
 from .registry import ModelSet
 from .result import Answer, Timings
-from .retrieve import READ_CHARS, Hit, check_mode, opening_section, retrieve, search_queries, widen
+from .retrieve import Hit, opening_section, retrieve, search_queries, widen
 from .rewrite import (
     accept_query, accept_standalone, accept_terms, followup_messages, in_context, is_followup, query_messages,
     translation_messages,
@@ -46,28 +46,9 @@ from .rewrite import (
 from .support import SupportChecker, Unit
 from .translate import for_the_check, model_question, shown_in, translated_note
 
-MAX_QUESTION_CHARS = 2000
-REWRITES = ("auto", "always", "never")
-DEFAULT_STYLE = PromptStyle(example=True)  # chosen with benchmarks/prompt_variants.py (ask_first: not kept)
-
-
-@dataclass(frozen=True)
-class AskOptions:
-    k: int = 5
-    mode: str = "hybrid"
-    language: str = "auto"  # the answer language: auto (the question's), or one of languages.ANSWER_LANGUAGES
-    strict: bool = True  # the "even if you know it" rule; off only for experiments
-    rewrite: str = "auto"  # auto: translate a question in another language than the documents'; always; never
-    version: str | None = None  # restrict retrieval to one docs version
-    max_tokens: int = 400
-    gate: bool = True  # refuse before generating when the documents lack what the question is about
-    style: PromptStyle = field(default=DEFAULT_STYLE)
-    # Sentences each passage keeps in the prompt (with the code they introduce); 0: whole passages. Whole, because on
-    # the calibrate halves trimming to 3 lost key facts (key facts whole / trimmed: httpx 0.580 / 0.536, FastAPI
-    # 0.190 / 0.119): the sentences most like a question that tells a story are the page's own statement of the
-    # problem, not the fix after it. Trimming saves 0.6-1.1 s to the first token.
-    trim: int = 0
-    read: int = READ_CHARS  # the hits grow with their neighbouring chunks up to this many characters (0: not)
+SECOND_DRAFT = ("Second draft: the first one was not backed by the passages, so the model wrote again, reading the "
+                "question before them.")
+SECOND_FAILED = "A second draft, with the question read first, was not backed by the passages either."
 
 
 class Search(NamedTuple):
@@ -82,36 +63,20 @@ class Search(NamedTuple):
         return self.rewritten or self.standalone
 
 
-def clean_question(question: str) -> tuple[str, list[str]]:
-    """Strip control characters and cap the length; refuse an empty question.
+class Draft(NamedTuple):
+    """What every draft of one answer shares: the question put to the model, the passages it reads, and how its
+    answer is checked."""
 
-    >>> clean_question("  Does\\x00 httpx retry?\\n")
-    ('Does httpx retry?', [])
-    """
-    text = "".join(ch for ch in question if ch in "\n\t" or unicodedata.category(ch)[0] != "C").strip()
-    if not text:
-        raise RepoBotError("The question is empty: type a question about the documents.")
-    notes = []
-    if len(text) > MAX_QUESTION_CHARS:
-        notes.append(f"The question was shortened from {len(text)} to {MAX_QUESTION_CHARS} characters.")
-        text = text[:MAX_QUESTION_CHARS]
-    return text, notes
-
-
-def check_options(options: AskOptions) -> AskOptions:
-    check_mode(options.mode)
-    for flag, value, what in (("--k", options.k, "passages to retrieve"),
-                              ("--max-tokens", options.max_tokens, "the answer's length cap")):
-        if value < 1:
-            raise RepoBotError(f"{flag} must be at least 1 ({what}), not {value}: leave it out for the default.")
-    if options.rewrite not in REWRITES:
-        raise RepoBotError(f"Unknown rewrite setting {options.rewrite!r}: choose one of {', '.join(REWRITES)}.")
-    if options.language != "auto":
-        try:
-            language(options.language)
-        except ValueError as err:
-            raise RepoBotError(str(err)) from None
-    return options
+    put: str
+    passages: list[tuple[str, str]]
+    writes_in: str  # the language the model writes in
+    checker: SupportChecker
+    ranked: list[tuple[Unit, float]]
+    asked_text: str
+    judged: GateResult
+    max_tokens: int
+    cancel: threading.Event
+    started: float  # perf_counter() when the question was asked
 
 
 class Pipeline:
@@ -178,7 +143,10 @@ class Pipeline:
         Token…, Done.
 
         ``earlier`` holds the conversation's previous turns (question, answer): a
-        follow-up question is rewritten to stand alone before retrieval.
+        follow-up question is rewritten to stand alone before retrieval. When the
+        check fails the model's draft (quotes would be shown), a second draft is
+        written with the question before the passages (a second Drafting, then
+        its Tokens), and shown only if it holds.
         """
         started = time.perf_counter()
         question, notes = clean_question(question)
@@ -218,6 +186,7 @@ class Pipeline:
             return
 
         style = options.style._replace(strict=options.strict)
+        styles = [style] + ([style._replace(ask_first=True)] if options.retry and not style.ask_first else [])
         llm = self.models.llm
         passages, trim_notes = fit_passages(put, prompt_passages(hits, ranked, options.trim), lang=writes_in,
                                             style=style, count_tokens=llm.count_tokens, n_ctx=llm.n_ctx,
@@ -226,24 +195,44 @@ class Pipeline:
         if len(passages) < len(hits):  # the checker and the quotes may cite only the passages the model read
             checker, ranked = self.checker(put, [asked, rewritten or ""], hits[: len(passages)], index.chunks)
         answer.retrieved = hits[: len(passages)]
-        answer.prompt = build_messages(put, passages, lang=writes_in, style=style)
-        timings.prompt_tokens = self.models.llm.count_tokens("".join(m["content"] for m in answer.prompt))
-        generation = Generation(self.models.llm, answer.prompt, max_tokens=options.max_tokens,
-                                cancel=cancel or threading.Event(), echo=WHOLE_TAG)
-        yield Drafting(writes_in, lang)
+        cancel = cancel or threading.Event()
+        draft = Draft(put, passages, writes_in, checker, ranked, asked_text, verdict_gate, options.max_tokens, cancel,
+                      started)
+        before = list(answer.notes)
+        yield from self._write(answer, draft, styles[0])
+        again = len(styles) > 1 and answer.verdict == "extractive" and not cancel.is_set()
+        if again and fits(llm, build_messages(put, passages, lang=writes_in, style=styles[1]), options.max_tokens):
+            second = replace(answer, notes=list(before), attempts=2)
+            yield from self._write(second, draft, styles[1])
+            if second.verdict == "verified":
+                answer = second
+                answer.notes.append(SECOND_DRAFT)
+            else:
+                answer.attempts = 2
+                answer.notes.append(SECOND_FAILED)
+        timings.total_ms = (time.perf_counter() - started) * 1000
+        yield Done(answer)
+
+    def _write(self, answer: Answer, draft: Draft, style: PromptStyle) -> Iterator[Event]:
+        """One draft: the prompt in ``style``, generated (yields Drafting, Token…), then checked into ``answer``."""
+        answer.prompt = build_messages(draft.put, draft.passages, lang=draft.writes_in, style=style)
+        timings = answer.timings
+        if answer.attempts == 1:
+            timings.prompt_tokens = self.models.llm.count_tokens("".join(m["content"] for m in answer.prompt))
+        generation = Generation(self.models.llm, answer.prompt, max_tokens=draft.max_tokens, cancel=draft.cancel,
+                                echo=WHOLE_TAG)
+        yield Drafting(draft.writes_in, answer.language, answer.attempts)
         with self.models.lock:
             for piece in generation:
                 yield Token(piece)
-        if generation.first_token_s is not None:
-            timings.first_token_ms = (generation.started + generation.first_token_s - started) * 1000
+        if generation.first_token_s is not None and timings.first_token_ms is None:
+            timings.first_token_ms = (generation.started + generation.first_token_s - draft.started) * 1000
         timings.tokens_per_s = generation.tokens_per_s
         answer.stop_reason = generation.stop_reason
         if generation.stop_reason in ("repetition", "length", "cancelled"):
             answer.notes.append(f"Generation stopped: {generation.stop_reason}.")
-        self.finish(answer, generation.text, checker, ranked, index.primary_language, asked_text, verdict_gate,
-                    written_in=writes_in)
-        timings.total_ms = (time.perf_counter() - started) * 1000
-        yield Done(answer)
+        self.finish(answer, generation.text, draft.checker, draft.ranked, self.collection.index.primary_language,
+                    draft.asked_text, draft.judged, written_in=draft.writes_in)
 
     def checker(self, put: str, queries: Sequence[str], hits: Sequence[Hit],
                 chunks: Sequence) -> tuple[SupportChecker, list[tuple[Unit, float]]]:
@@ -284,6 +273,18 @@ class Pipeline:
         """A short call (a rewrite, a translation), in the model's second context (registry.side_context)."""
         with self.models.lock:
             return "".join(Generation(self.models.side_llm, messages, max_tokens=max_tokens)).strip()
+
+
+def fits(llm, messages: list[dict[str, str]], max_tokens: int) -> bool:
+    """Whether the model's context holds these messages and an answer of ``max_tokens`` (a second draft's prompt
+    is longer by the question: the first was fitted to the context, this one is only checked).
+
+    >>> from types import SimpleNamespace
+    >>> llm = SimpleNamespace(n_ctx=600, count_tokens=lambda text: len(text.split()))
+    >>> fits(llm, [{"role": "user", "content": "word " * 100}], 400), fits(llm, [{"role": "user", "content": "word " * 200}], 400)
+    (True, False)
+    """
+    return llm.count_tokens("".join(m["content"] for m in messages)) + max_tokens + 64 <= llm.n_ctx
 
 
 def prompt_passages(hits: Sequence[Hit], ranked: Sequence[tuple[Unit, float]], trim: int) -> list[tuple[str, str]]:

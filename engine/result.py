@@ -50,6 +50,7 @@ class Answer:
     timings: Timings = field(default_factory=Timings)
     conversation: int | None = None  # the saved conversation it belongs to
     evidence: float = 0.0  # how well the passages' best sentence matches the question (answer.evidence)
+    attempts: int = 1  # the drafts the model wrote: 2 when the first failed the check (pipeline.AskOptions.retry)
 
     @property
     def sources(self) -> list[Hit]:
@@ -98,6 +99,7 @@ def answer_json(a: Answer, *, full: bool = False) -> dict:
         "stop_reason": a.stop_reason,
         "conversation": a.conversation,
         "evidence": round(a.evidence, 3),
+        "attempts": a.attempts,
     }
 
 
@@ -123,4 +125,5 @@ def answer_from_json(d: dict) -> Answer:
         FormCheck(**d["check"]), [support_from_json(s) for s in d["sentences"]],
         [support_from_json(s) for s in d["final_sentences"]], d["verdict"], d["final_answer"], d["missing_terms"],
         d["notes"], d["stop_reason"], Timings(**d["timings"]), d.get("conversation"), d.get("evidence", 0.0),
+        d.get("attempts", 1),
     )

@@ -4,7 +4,7 @@ import pytest
 
 from repobot.engine.errors import RepoBotError
 from repobot.engine.events import WRITING, Done, Drafting, Preview, Retrieved, Token
-from repobot.engine.pipeline import AskOptions, Pipeline
+from repobot.engine.pipeline import SECOND_DRAFT, SECOND_FAILED, AskOptions, Pipeline
 from repobot.engine.prompt import PromptStyle, system_prompt
 from tests.conftest import ByTaskLLM, FakeLLM, fake_models
 
@@ -282,3 +282,45 @@ def test_a_registered_model_does_its_short_calls_itself_and_a_switch_forgets_the
     assert models.side_llm is models.llm  # a fake has no evaluated prefix to keep
     models.use_llm(models.llm_name)
     assert models._side is None  # the next model gets its own second context
+
+
+class ByDraftLLM(FakeLLM):
+    """Writes ``first`` from the passages alone, and ``second`` when the question comes before them (a second draft)."""
+
+    def __init__(self, first: str, second: str):
+        super().__init__(first)
+        self.first, self.second = first, second
+
+    def stream_chat(self, messages, *, max_tokens):
+        self.reply = self.first if messages[-1]["content"].startswith("<docs>") else self.second
+        return super().stream_chat(messages, max_tokens=max_tokens)
+
+
+def test_a_draft_the_check_fails_is_written_again_question_first_and_shown_when_it_holds(docs):
+    llm = ByDraftLLM("Redirects are followed automatically [7].", "HTTPX does not follow redirects by default [1].")
+    events = list(Pipeline(docs, models=fake_models(llm=llm)).ask_stream("Does HTTPX follow redirects by default?",
+                                                                         AskOptions(k=3)))
+    drafts = [e for e in events if isinstance(e, Drafting)]
+    assert [d.attempt for d in drafts] == [1, 2] and drafts[1].label != drafts[0].label  # the window starts over
+    assert llm.calls[1][-1]["content"].startswith("Question: Does HTTPX follow redirects by default?")
+    answer = events[-1].answer
+    assert answer.verdict == "verified" and answer.attempts == 2 and answer.to_json()["attempts"] == 2
+    assert answer.final_answer == "HTTPX does not follow redirects by default [1]."
+    assert answer.model_answer == "HTTPX does not follow redirects by default [1]." and SECOND_DRAFT in answer.notes
+
+
+def test_a_second_draft_that_fails_too_leaves_the_first_drafts_quotes(docs):
+    llm = ByDraftLLM("Redirects are followed automatically [7].", "Redirects need a Kerberos ticket [2].")
+    answer = Pipeline(docs, models=fake_models(llm=llm)).ask("Does HTTPX follow redirects by default?", AskOptions(k=3))
+    assert len(llm.calls) == 2
+    assert answer.verdict == "extractive" and answer.attempts == 2 and SECOND_FAILED in answer.notes
+    assert answer.model_answer == "Redirects are followed automatically [7]." and answer.check.invalid == [7]
+
+
+def test_no_second_draft_when_the_first_holds_or_when_asked_not_to(docs):
+    holds = ByDraftLLM("HTTPX does not follow redirects by default [1].", "unused")
+    Pipeline(docs, models=fake_models(llm=holds)).ask("Does HTTPX follow redirects by default?", AskOptions(k=3))
+    fails = ByDraftLLM("Redirects are followed automatically [7].", "HTTPX does not follow redirects by default [1].")
+    answer = Pipeline(docs, models=fake_models(llm=fails)).ask("Does HTTPX follow redirects by default?",
+                                                              AskOptions(k=3, retry=False))
+    assert len(holds.calls) == 1 and len(fails.calls) == 1 and answer.verdict == "extractive"
