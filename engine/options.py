@@ -16,7 +16,7 @@ from .retrieve import READ_CHARS, check_mode
 
 MAX_QUESTION_CHARS = 2000
 REWRITES = ("auto", "always", "never")
-DEFAULT_STYLE = PromptStyle(example=True)  # chosen with benchmarks/prompt_variants.py (ask_first: not kept)
+DEFAULT_STYLE = PromptStyle(example=True)  # chosen with benchmarks/prompt_variants.py (ask_first: the second draft's)
 
 
 @dataclass(frozen=True)

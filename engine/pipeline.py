@@ -33,9 +33,9 @@ from .events import Done, Drafting, Event, Preview, Retrieved, Token
 from .gate import GateResult, gate
 from .generate import Generation
 from .languages import answer_language, detect_language
+from .options import AskOptions, check_options, clean_question
 from .prompt import WHOLE_TAG, Piece, PromptStyle, build_messages, fit_passages, link_text, trim_passage, without_example
 from .quote import evidence, extractive
-from .options import AskOptions, check_options, clean_question
 from .registry import ModelSet
 from .result import Answer, Timings
 from .retrieve import Hit, opening_section, retrieve, search_queries, widen
