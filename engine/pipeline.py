@@ -34,7 +34,10 @@ from .gate import GateResult, gate
 from .generate import Generation
 from .languages import answer_language, detect_language
 from .options import AskOptions, check_options, clean_question
-from .prompt import WHOLE_TAG, Piece, PromptStyle, build_messages, fit_passages, link_text, trim_passage, without_example
+from .prompt import (
+    WHOLE_TAG, Piece, PromptStyle, build_messages, fit_passages, fits, link_text, prompt_tokens, trim_passage,
+    without_example,
+)
 from .quote import evidence, extractive
 from .registry import ModelSet
 from .result import Answer, Timings
@@ -186,7 +189,7 @@ class Pipeline:
             return
 
         style = options.style._replace(strict=options.strict)
-        styles = [style] + ([style._replace(ask_first=True)] if options.retry and not style.ask_first else [])
+        again = style._replace(ask_first=True) if options.retry and not style.ask_first else None  # the second draft's
         llm = self.models.llm
         passages, trim_notes = fit_passages(put, prompt_passages(hits, ranked, options.trim), lang=writes_in,
                                             style=style, count_tokens=llm.count_tokens, n_ctx=llm.n_ctx,
@@ -199,11 +202,12 @@ class Pipeline:
         draft = Draft(put, passages, writes_in, checker, ranked, asked_text, verdict_gate, options.max_tokens, cancel,
                       started)
         before = list(answer.notes)
-        yield from self._write(answer, draft, styles[0])
-        again = len(styles) > 1 and answer.verdict == "extractive" and not cancel.is_set()
-        if again and fits(llm, build_messages(put, passages, lang=writes_in, style=styles[1]), options.max_tokens):
+        yield from self._write(answer, draft, style)
+        failed = again is not None and answer.verdict == "extractive" and not cancel.is_set()
+        if failed and fits(build_messages(put, passages, lang=writes_in, style=again), llm.count_tokens, llm.n_ctx,
+                           options.max_tokens):
             second = replace(answer, notes=list(before), attempts=2)
-            yield from self._write(second, draft, styles[1])
+            yield from self._write(second, draft, again)
             if second.verdict == "verified":
                 answer = second
                 answer.notes.append(SECOND_DRAFT)
@@ -218,7 +222,7 @@ class Pipeline:
         answer.prompt = build_messages(draft.put, draft.passages, lang=draft.writes_in, style=style)
         timings = answer.timings
         if answer.attempts == 1:
-            timings.prompt_tokens = self.models.llm.count_tokens("".join(m["content"] for m in answer.prompt))
+            timings.prompt_tokens = prompt_tokens(answer.prompt, self.models.llm.count_tokens)
         generation = Generation(self.models.llm, answer.prompt, max_tokens=draft.max_tokens, cancel=draft.cancel,
                                 echo=WHOLE_TAG)
         yield Drafting(draft.writes_in, answer.language, answer.attempts)
@@ -275,21 +279,13 @@ class Pipeline:
             return "".join(Generation(self.models.side_llm, messages, max_tokens=max_tokens)).strip()
 
 
-def fits(llm, messages: list[dict[str, str]], max_tokens: int) -> bool:
-    """Whether the model's context holds these messages and an answer of ``max_tokens`` (a second draft's prompt
-    is longer by the question: the first was fitted to the context, this one is only checked).
-
-    >>> from types import SimpleNamespace
-    >>> llm = SimpleNamespace(n_ctx=600, count_tokens=lambda text: len(text.split()))
-    >>> fits(llm, [{"role": "user", "content": "word " * 100}], 400), fits(llm, [{"role": "user", "content": "word " * 200}], 400)
-    (True, False)
-    """
-    return llm.count_tokens("".join(m["content"] for m in messages)) + max_tokens + 64 <= llm.n_ctx
-
-
 def prompt_passages(hits: Sequence[Hit], ranked: Sequence[tuple[Unit, float]], trim: int) -> list[tuple[str, str]]:
     """(source, text) of each hit as the model reads it: trimmed to its most relevant sentences, or whole, with
     links read as their text (so the context budget counts what is sent).
+
+    >>> from .chunk import Chunk
+    >>> prompt_passages([Hit(1, 0, Chunk("a.md", "A", 1, 1, "See [the guide](g.md)."), 0.1)], [], trim=0)
+    [('a.md', 'See the guide.')]
 
     The ids, sources and line spans stay those of the whole chunks, which the
     checker and the viewer use.

@@ -294,6 +294,25 @@ def fit_budget(costs: Sequence[int], budget: int, *, least: int = 50) -> list[in
     return kept
 
 
+TEMPLATE_TOKENS = 64  # allowed for the chat template's own tokens around the messages' text
+
+
+def prompt_tokens(messages: Sequence[dict[str, str]], count_tokens) -> int:
+    """The tokens of the messages' text, as sent (the chat template adds up to ``TEMPLATE_TOKENS``)."""
+    return count_tokens("".join(m["content"] for m in messages))
+
+
+def fits(messages: Sequence[dict[str, str]], count_tokens, n_ctx: int, max_tokens: int) -> bool:
+    """Whether a context of ``n_ctx`` tokens holds these messages and an answer of ``max_tokens`` (a second draft's
+    prompt is longer by the question: the first was fitted by ``fit_passages``, this one is only checked).
+
+    >>> count = lambda text: len(text.split())
+    >>> fits([{"content": "word " * 100}], count, 600, 400), fits([{"content": "word " * 200}], count, 600, 400)
+    (True, False)
+    """
+    return prompt_tokens(messages, count_tokens) + max_tokens + TEMPLATE_TOKENS <= n_ctx
+
+
 def fit_passages(question: str, passages: Sequence[tuple[str, str]], *, lang: str, style: PromptStyle,
                  count_tokens, n_ctx: int, max_tokens: int) -> tuple[list[tuple[str, str]], list[str]]:
     """Passages that fit a model's context (``n_ctx`` tokens, counted by ``count_tokens``) with the rules, the
@@ -303,7 +322,8 @@ def fit_passages(question: str, passages: Sequence[tuple[str, str]], *, lang: st
     ...              max_tokens=100)[1]
     ["Passage 1 was shortened to fit the model's context."]
     """
-    fixed = sum(count_tokens(m["content"]) for m in build_messages(question, [], lang=lang, style=style)) + 64
+    fixed = sum(count_tokens(m["content"]) for m in build_messages(question, [], lang=lang, style=style))
+    fixed += TEMPLATE_TOKENS
     budget = n_ctx - max_tokens - fixed
     if budget <= TAG_COST:
         raise RepoBotError(

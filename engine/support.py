@@ -53,6 +53,8 @@ HEADING = "Exempt: a heading a passage backs; shown in bold without ids, not cou
 UNBACKED_HEADING = "Exempt: a heading no passage backs (not shown)."
 MARKUP = "Exempt: markup alone, such as an HTML image tag copied from a passage (not shown)."
 NOT_SHOWN = (REPEATS, INCLUDE, UNBACKED_LEAD, UNBACKED_HEADING, MARKUP)
+
+
 def identifier_score(sentence: str, passage: str) -> float | None:
     """Share of the sentence's identifiers that the passage contains (``normalise_name``); None if it has none.
 
