@@ -31,11 +31,11 @@ from .check import check_citations
 from .collection import Collection
 from .events import Done, Drafting, Event, Preview, Retrieved, Token
 from .gate import GateResult, gate
-from .generate import Generation
+from .generate import Generation, Messages
 from .languages import answer_language, detect_language
 from .options import AskOptions, check_options, clean_question
 from .prompt import (
-    WHOLE_TAG, Piece, PromptStyle, build_messages, fit_passages, fits, link_text, prompt_tokens, trim_passage,
+    WHOLE_TAG, Piece, build_messages, fit_passages, fits, link_text, prompt_tokens, trim_passage,
     without_example,
 )
 from .quote import evidence, extractive
@@ -67,11 +67,8 @@ class Search(NamedTuple):
 
 
 class Draft(NamedTuple):
-    """What every draft of one answer shares: the question put to the model, the passages it reads, and how its
-    answer is checked."""
+    """What every draft of one answer shares: the language the model writes in, and how its answer is checked."""
 
-    put: str
-    passages: list[tuple[str, str]]
     writes_in: str  # the language the model writes in
     checker: SupportChecker
     ranked: list[tuple[Unit, float]]
@@ -199,15 +196,14 @@ class Pipeline:
             checker, ranked = self.checker(put, [asked, rewritten or ""], hits[: len(passages)], index.chunks)
         answer.retrieved = hits[: len(passages)]
         cancel = cancel or threading.Event()
-        draft = Draft(put, passages, writes_in, checker, ranked, asked_text, verdict_gate, options.max_tokens, cancel,
-                      started)
+        draft = Draft(writes_in, checker, ranked, asked_text, verdict_gate, options.max_tokens, cancel, started)
         before = list(answer.notes)
-        yield from self._write(answer, draft, style)
+        yield from self._write(answer, draft, build_messages(put, passages, lang=writes_in, style=style))
         failed = again is not None and answer.verdict == "extractive" and not cancel.is_set()
-        if failed and fits(build_messages(put, passages, lang=writes_in, style=again), llm.count_tokens, llm.n_ctx,
-                           options.max_tokens):
+        retold = build_messages(put, passages, lang=writes_in, style=again) if failed else None
+        if retold and fits(retold, llm.count_tokens, llm.n_ctx, options.max_tokens):
             second = replace(answer, notes=list(before), attempts=2)
-            yield from self._write(second, draft, again)
+            yield from self._write(second, draft, retold)
             if second.verdict == "verified":
                 answer = second
                 answer.notes.append(SECOND_DRAFT)
@@ -217,9 +213,9 @@ class Pipeline:
         timings.total_ms = (time.perf_counter() - started) * 1000
         yield Done(answer)
 
-    def _write(self, answer: Answer, draft: Draft, style: PromptStyle) -> Iterator[Event]:
-        """One draft: the prompt in ``style``, generated (yields Drafting, Token…), then checked into ``answer``."""
-        answer.prompt = build_messages(draft.put, draft.passages, lang=draft.writes_in, style=style)
+    def _write(self, answer: Answer, draft: Draft, prompt: Messages) -> Iterator[Event]:
+        """One draft: ``prompt`` generated (yields Drafting, Token…), then checked into ``answer``."""
+        answer.prompt = prompt
         timings = answer.timings
         if answer.attempts == 1:
             timings.prompt_tokens = prompt_tokens(answer.prompt, self.models.llm.count_tokens)
