@@ -10,7 +10,7 @@ from repobot.engine.answer import ALSO
 from repobot.engine.config import default_corpus
 from repobot.engine.models import default_entry
 from repobot.engine.pipeline import AskOptions, Pipeline
-from repobot.engine.support import SupportChecker
+from repobot.engine.support import HEADING, SupportChecker
 from tests.conftest import LESSON_HTTP3, LESSON_REDIRECTS, LESSON_RETRIES
 
 pytestmark = pytest.mark.integration
@@ -128,7 +128,9 @@ def test_final_answer_never_shows_an_unsupported_sentence_as_sourced(httpx_pipe,
     assert "follow_redirects" in answer.final_answer
     # checked afresh, as shown: every sentence that claims something has an id, and that passage supports it
     checker = SupportChecker(models.embedder, [h.chunk.text for h in answer.retrieved], question=REDIRECTS)
-    headings = {f"**{s.section}**" for s in answer.final_sentences if s.section}  # over quotes: labels, not claims
+    # labels, not claims: the quotes' section titles, and a heading the model copied (shown in bold, without ids)
+    headings = {f"**{s.section}**" for s in answer.final_sentences if s.section}
+    headings |= {s.text for s in answer.final_sentences if s.reason == HEADING}
     shown = [s for s in checker.check_answer(answer.final_answer) if s.status != "exempt" and s.text not in headings]
     assert shown and all(s.status == "supported" for s in shown), shown
 
