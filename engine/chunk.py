@@ -28,8 +28,6 @@ HARD_CHARS = 4 * MAX_CHARS  # a code fence longer than this is sliced (it cannot
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _VERSION_PATH = re.compile(r"(?:^|/)(v?\d+(?:\.\d+|\.x)+|v\d+)(?:/|$)")
 _VERSION_META = re.compile(r"^version:\s*[\"']?([\w.\-]+)", re.M)
-_TAG = re.compile(r"</?[A-Za-z][^>]*>")
-_WORD = re.compile(r"[^\W_]")
 
 
 class Chunk(NamedTuple):
@@ -201,25 +199,8 @@ def _heading_cost(heading: str, budget: Budget) -> int:
     return budget.measure(heading) + 1 if heading else 0
 
 
-def closes_only(piece: list[tuple[int, str]]) -> bool:
-    """True for a paragraph of markup alone, which closes what came before it: a ``///`` admonition end, a
-    ``</details>``, a rule. It stays with that text rather than start a chunk of its own, which would say nothing
-    and still be found by its heading.
-
-    >>> closes_only([(66, "///")]), closes_only([(3, "</details>")]), closes_only([(9, "/// tip")])
-    (True, True, False)
-    """
-    return not any(_WORD.search(_TAG.sub("", line)) for _, line in piece)
-
-
 def chunk_block(source: str, block: _Block, version: str | None = None, budget: Budget = CHARS) -> list[Chunk]:
-    """Pack one section's paragraphs into chunks within the budget (a long code fence may exceed it, and so may a
-    closing line of markup, by its few characters).
-
-    >>> text = [(1, "/// tip"), (2, ""), (3, "x" * 650), (4, ""), (5, "///")]
-    >>> [(c.start, c.end) for c in chunk_block("a.md", _Block(2, "A", text))]
-    [(1, 5)]
-    """
+    """Pack one section's paragraphs into chunks within the budget (a long code fence may exceed it)."""
     limit = max(budget.limit - _heading_cost(block.heading, budget), budget.limit // 2)
     chunks: list[Chunk] = []
     current: list[tuple[int, str]] = []
@@ -228,7 +209,7 @@ def chunk_block(source: str, block: _Block, version: str | None = None, budget: 
     for paragraph in split_paragraphs(block.lines):
         for piece, cost in _pieces(paragraph, limit, budget):
             code = is_fence_line(piece[0][1])
-            if size >= budget.small and size + cost > limit and not closes_only(piece):
+            if size >= budget.small and size + cost > limit:
                 carried = code and lead is not None and lead[0] > 0 and lead[2] + cost <= limit
                 chunks.append(_make(source, block.heading, current[: lead[0]] if carried else current, version))
                 current, size = (list(lead[1]), lead[2]) if carried else ([], 0)

@@ -100,17 +100,3 @@ def test_line_spans_count_newlines_only_as_the_viewer_does():
 def test_a_longer_fence_shows_a_shorter_one_without_closing():
     text = "# Writing docs\n\n````markdown\n```bash\n# not a heading\n```\n````\n\nAfter the example.\n"
     assert [c.heading for c in chunk_markdown("a.md", text)] == ["Writing docs"]
-
-
-def test_a_closing_marker_stays_with_the_block_it_closes():
-    """FastAPI's middleware page ended a chunk just before a tip's closing `///`, which became a chunk of three
-    characters that retrieval still found by its heading (and showed the model as a passage)."""
-    tip = ("Here we use `time.perf_counter()` because it can be more precise for these use cases. " * 8)[:664]
-    text = ("# Middleware\n\n## Create a middleware\n\n" + "Some prose about the response. " * 12
-            + f"\n\n/// tip\n\n{tip}\n\n///\n\n</details>\n\n## Multiple middleware\n\nOrder matters.\n")
-    chunks = chunk_markdown("middleware.md", text)  # the tip fills its chunk to the size cap: the markers come after
-    assert all(any(ch.isalnum() for ch in c.text.replace("details", "")) for c in chunks), chunks
-    assert next(c for c in chunks if tip in c.text).text.endswith("///\n\n</details>")
-    lines = text.splitlines()
-    for c in chunks:
-        assert c.text == "\n".join(lines[c.start - 1 : c.end])
