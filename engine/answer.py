@@ -5,7 +5,7 @@
   the passage that supports it, marked as cited by the checker. Code the
   model adapted from a passage's example is shown as that example. The quotes
   that say what it does not follow it, under their own label (``also_quoted``).
-- ``extractive``: the model's answer failed; the 1-3 passage sentences (and the
+- ``extractive``: the model's answer failed; the 1-4 passage sentences (and the
   code they introduce) that best answer the question are quoted, each with its [n]
   (``quote.py`` picks them).
 - ``not_found``: the passages do not cover the question; the fixed phrase.

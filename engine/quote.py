@@ -64,13 +64,16 @@ INTRODUCES = (":", "：", "...", "…")
 
 def quotable(ranked: Sequence[tuple[Unit, float]]) -> list[tuple[Unit, float]]:
     """The units that can be quoted as an answer: prose sentences long enough to say something, not a docs-build
-    directive that pulls in a file from outside the folder.
+    directive that pulls in a file from outside the folder, and not a heading (it names the topic and says nothing
+    of it: "Multiple File Uploads" ranked first for "how do I upload several files?").
 
     >>> [u.text for u, _ in quotable([(Unit(1, 0, "{* ../../docs_src/app/tutorial001.py hl[3] *}", False), 0.6),
-    ...                               (Unit(1, 1, "Pass swagger_ui_parameters to FastAPI().", False), 0.5)])]
+    ...                               (Unit(1, 1, "Multiple File Uploads", False, 1, "Multiple File Uploads"), 0.7),
+    ...                               (Unit(1, 2, "Pass swagger_ui_parameters to FastAPI().", False), 0.5)])]
     ['Pass swagger_ui_parameters to FastAPI().']
     """
-    return [(u, score) for u, score in ranked if not u.is_code and len(u.text) > 20 and not is_include(u.text)]
+    return [(u, score) for u, score in ranked
+            if not u.is_code and len(u.text) > 20 and not is_include(u.text) and u.text != u.section]
 
 
 def evidence(ranked: Sequence[tuple[Unit, float]]) -> float:
