@@ -28,6 +28,8 @@ HARD_CHARS = 4 * MAX_CHARS  # a code fence longer than this is sliced (it cannot
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _VERSION_PATH = re.compile(r"(?:^|/)(v?\d+(?:\.\d+|\.x)+|v\d+)(?:/|$)")
 _VERSION_META = re.compile(r"^version:\s*[\"']?([\w.\-]+)", re.M)
+_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+_WORD = re.compile(r"[^\W_]")
 
 
 class Chunk(NamedTuple):
@@ -199,17 +201,45 @@ def _heading_cost(heading: str, budget: Budget) -> int:
     return budget.measure(heading) + 1 if heading else 0
 
 
+def closes_only(paragraph: list[tuple[int, str]]) -> bool:
+    """True for a paragraph of markup alone, which closes what came before it: a ``///`` admonition end, a
+    ``</details>``, a rule.
+
+    >>> closes_only([(66, "///")]), closes_only([(3, "</details>")]), closes_only([(9, "/// tip")])
+    (True, True, False)
+    """
+    return not any(_WORD.search(_TAG.sub("", line)) for _, line in paragraph)
+
+
 def chunk_block(source: str, block: _Block, version: str | None = None, budget: Budget = CHARS) -> list[Chunk]:
-    """Pack one section's paragraphs into chunks within the budget (a long code fence may exceed it)."""
+    """Pack one section's paragraphs into chunks within the budget (a long code fence may exceed it).
+
+    A paragraph of markup alone (``closes_only``) joins the chunk it closes when it fits, and is left out when it
+    would start a chunk of its own: that chunk would say nothing, yet be found by its heading and take a passage's
+    place.
+
+    >>> text = [(1, "/// tip"), (2, ""), (3, "x" * 690), (4, ""), (5, "///")]
+    >>> [(c.start, c.end) for c in chunk_block("a.md", _Block(2, "", text))]
+    [(1, 3)]
+    >>> [(c.start, c.end) for c in chunk_block("a.md", _Block(2, "", [(1, "/// tip"), (2, "Short."), (3, ""), (4, "///")]))]
+    [(1, 4)]
+    """
     limit = max(budget.limit - _heading_cost(block.heading, budget), budget.limit // 2)
     chunks: list[Chunk] = []
     current: list[tuple[int, str]] = []
     size = 0
     lead = None  # (where it starts in current, its lines, its size): the last prose paragraph, which may lead into code
     for paragraph in split_paragraphs(block.lines):
-        for piece, cost in _pieces(paragraph, limit, budget):
+        pieces = _pieces(paragraph, limit, budget)
+        for piece, cost in pieces:
             code = is_fence_line(piece[0][1])
-            if size >= budget.small and size + cost > limit:
+            overflows = size >= budget.small and size + cost > limit
+            if not code and len(pieces) == 1 and closes_only(piece) and (overflows or not current):
+                if current:  # the chunk ends before it, so that each chunk's text stays its lines as they are
+                    chunks.append(_make(source, block.heading, current, version))
+                current, size, lead = [], 0, None
+                continue
+            if overflows:
                 carried = code and lead is not None and lead[0] > 0 and lead[2] + cost <= limit
                 chunks.append(_make(source, block.heading, current[: lead[0]] if carried else current, version))
                 current, size = (list(lead[1]), lead[2]) if carried else ([], 0)

@@ -36,7 +36,7 @@ from .files import fsync_dir, sha256_file, write_synced, write_text_atomic
 from .index import FileEntry, Index
 
 STORE_FILES = ("vectors.npy", "chunks.jsonl", "bm25.npz")
-FORMAT = 7  # bump when chunking, tokens or the store layout change: old stores are rebuilt
+FORMAT = 9  # bump when chunking, tokens or the store layout change: old stores are rebuilt
 
 
 def store_dir(root: Path) -> Path:

@@ -1,4 +1,4 @@
-from repobot.engine.chunk import MAX_CHARS, chunk_markdown, find_version
+from repobot.engine.chunk import MAX_CHARS, chunk_markdown, closes_only, find_version
 
 DOC = """# Guide
 
@@ -100,3 +100,15 @@ def test_line_spans_count_newlines_only_as_the_viewer_does():
 def test_a_longer_fence_shows_a_shorter_one_without_closing():
     text = "# Writing docs\n\n````markdown\n```bash\n# not a heading\n```\n````\n\nAfter the example.\n"
     assert [c.heading for c in chunk_markdown("a.md", text)] == ["Writing docs"]
+
+
+def test_markup_alone_never_starts_a_chunk_and_spans_stay_exact():
+    tip = "/// tip\n\n" + "A long tip sentence about settings. " * 19 + "\n\n///"
+    text = "# Guide\n\n" + "\n\n".join([tip, "Short after.", tip, "## Next", "More text here.", tip]) + "\n"
+    lines = text.splitlines()
+    chunks = chunk_markdown("guide.md", text)
+    for c in chunks:
+        assert c.text == "\n".join(lines[c.start - 1 : c.end])
+        first = next(line for line in c.text.splitlines() if line.strip() and not line.startswith("#"))
+        assert not closes_only([(c.start, first)]), c.text
+    assert any("Short after." in c.text for c in chunks) and any("More text here." in c.text for c in chunks)
