@@ -4,8 +4,9 @@ Rules: a chunk never straddles two headings' sections of level 1 or 2; small
 neighbouring subsections are merged up to the size cap; long sections split on
 blank lines; a fenced code block is never cut in half (unless it alone is longer
 than the embedder's window: then it is sliced), and the paragraph just before
-it goes with it (it says what the code is for). Each chunk keeps its
-source, heading path and 1-based line span, so a viewer can highlight it.
+it goes with it (it says what the code is for); a paragraph of markup alone (a
+closing ``///``) never starts a chunk. Each chunk keeps its source, heading
+path and 1-based line span, so a viewer can highlight it.
 
 >>> text = "# Guide\\nIntro.\\n\\n## Redirects\\nNot by default.\\n"
 >>> [(c.heading, c.start, c.end) for c in chunk_markdown("g.md", text)]
