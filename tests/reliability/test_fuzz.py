@@ -24,7 +24,7 @@ def says_something(lines: list[str]) -> set[int]:
 
 @settings(max_examples=300, deadline=None)
 @given(MARKDOWN)
-def test_chunks_lie_inside_the_file_and_cover_every_non_empty_line(text):
+def test_chunks_lie_inside_the_file_and_cover_every_line_that_says_something(text):
     lines = file_lines(text)  # newlines only, as editors and the viewer number lines
     chunks = chunk_markdown("f.md", text)
     covered = set()
