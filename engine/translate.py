@@ -74,15 +74,23 @@ def bare(sentence: str) -> str:
     return strip_citations(sentence).strip()
 
 
-def keeps_names(sentence: str, translation: str) -> bool:
-    """Whether a translation still gives every code name and number the sentence gave.
+def same_names(sentence: str, translation: str) -> bool:
+    """Whether a translation gives every code name and number the sentence gave, and no name it did not give.
 
-    >>> keeps_names("Set `timeout=5.0` on the client.", "在客户端上设置 `timeout=5.0`。")
+    A name the translation adds (letter case counts) is the translator's guess: "`requests.Session`" for "is
+    generally equivalent to", "`requests`" for "Requests will be retried". Of the labelled translations that keep
+    their sentence's names, those that add one are on the calibrate split 1 wrong and 2 clumsy of 214 (none of the 88
+    faithful), on the report split 1 wrong of 143 (none of the 75 faithful); the English sentence is shown instead.
+
+    >>> same_names("Set `timeout=5.0` on the client.", "在客户端上设置 `timeout=5.0`。")
     True
-    >>> keeps_names("Set `timeout=5.0` on the client.", "在客户端上设置超时。")
+    >>> same_names("Set `timeout=5.0` on the client.", "在客户端上设置超时。")
+    False
+    >>> same_names("Requests will be retried on httpx.ConnectError.", "`requests` 会在 httpx.ConnectError 时重试。")
     False
     """
-    return all(name in translation for name in identifiers(sentence))
+    return all(name in translation for name in identifiers(sentence)) and \
+        all(name in sentence for name in identifiers(translation))
 
 
 def translated(choice: Choice, translations: Mapping[str, str]) -> Choice:
@@ -102,7 +110,7 @@ def translated(choice: Choice, translations: Mapping[str, str]) -> Choice:
     for s in choice.sentences:
         found = text.find(s.text, position) if not s.is_code else -1
         wanted = without_prompt_tags(translations.get(bare(s.text)) or "") if found >= 0 else ""
-        if not bare(wanted) or not keeps_names(s.text, wanted):
+        if not bare(wanted) or not same_names(s.text, wanted):
             sentences.append(s)
             if found >= 0:
                 position = found + len(s.text)

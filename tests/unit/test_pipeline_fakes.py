@@ -256,6 +256,18 @@ def test_a_question_in_another_language_is_answered_in_the_documents_language_th
     assert llm.calls[-1][-1]["content"] == "Pass `follow_redirects=True` to enable them."  # one sentence, without ids
 
 
+def test_a_translation_that_adds_a_name_is_not_shown_the_checked_english_is(docs):
+    llm = ByTaskLLM("Does HTTPX follow redirects by default?",
+                    "HTTPX does not follow redirects by default [1]. Pass `follow_redirects=True` to enable them [1].",
+                    {"HTTPX does not follow redirects by default.": "`requests` 默认不跟随重定向。",
+                     "Pass `follow_redirects=True` to enable them.": "传入 `follow_redirects=True` 即可启用。"})
+    answer = Pipeline(docs, models=fake_models(llm=llm)).ask("HTTPX 默认会跟随重定向吗？", AskOptions(k=3))
+    assert answer.verdict == "verified"
+    assert answer.final_answer.startswith("HTTPX does not follow redirects by default [1]. 传入 `follow_redirects=True`")
+    assert "requests" not in answer.final_answer
+    assert [s.checked_as for s in answer.final_sentences][:2] == [None, "Pass `follow_redirects=True` to enable them."]
+
+
 def test_when_the_rewrite_fails_the_question_is_answered_in_its_language_and_checked_through_a_translation(docs):
     llm = ByTaskLLM("", "HTTPX 默认不跟随重定向 [1]。",  # no rewrite: the model answers the Chinese question itself
                     {"HTTPX 默认不跟随重定向 [1]。": "HTTPX does not follow redirects by default [1]."})
