@@ -232,11 +232,17 @@ def test_stop_means_no_more_model_calls(docs):
     assert len(asked) == 2, asked  # the question's translation and the answer, no translation of the answer
 
 
+def answers_in_english(first_translation: str) -> ByTaskLLM:
+    """A model that rewrites the Chinese redirect question, answers it in English, and translates the two sentences
+    (the first as given)."""
+    return ByTaskLLM("Does HTTPX follow redirects by default?",
+                     "HTTPX does not follow redirects by default [1]. Pass `follow_redirects=True` to enable them [1].",
+                     {"HTTPX does not follow redirects by default.": first_translation,
+                      "Pass `follow_redirects=True` to enable them.": "传入 `follow_redirects=True` 即可启用。"})
+
+
 def test_a_question_in_another_language_is_answered_in_the_documents_language_then_translated(docs):
-    llm = ByTaskLLM("Does HTTPX follow redirects by default?",
-                    "HTTPX does not follow redirects by default [1]. Pass `follow_redirects=True` to enable them [1].",
-                    {"HTTPX does not follow redirects by default.": "HTTPX 默认不跟随重定向。",
-                     "Pass `follow_redirects=True` to enable them.": "传入 `follow_redirects=True` 即可启用。"})
+    llm = answers_in_english("HTTPX 默认不跟随重定向。")
     events = list(Pipeline(docs, models=fake_models(llm=llm)).ask_stream("HTTPX 默认会跟随重定向吗？", AskOptions(k=3)))
     answer = events[-1].answer
     [drafting] = [e for e in events if isinstance(e, Drafting)]  # the streamed draft is English, and says so
@@ -257,10 +263,7 @@ def test_a_question_in_another_language_is_answered_in_the_documents_language_th
 
 
 def test_a_translation_that_adds_a_name_is_not_shown_the_checked_english_is(docs):
-    llm = ByTaskLLM("Does HTTPX follow redirects by default?",
-                    "HTTPX does not follow redirects by default [1]. Pass `follow_redirects=True` to enable them [1].",
-                    {"HTTPX does not follow redirects by default.": "`requests` 默认不跟随重定向。",
-                     "Pass `follow_redirects=True` to enable them.": "传入 `follow_redirects=True` 即可启用。"})
+    llm = answers_in_english("`requests` 默认不跟随重定向。")  # a name the English sentence does not give
     answer = Pipeline(docs, models=fake_models(llm=llm)).ask("HTTPX 默认会跟随重定向吗？", AskOptions(k=3))
     assert answer.verdict == "verified"
     assert answer.final_answer.startswith("HTTPX does not follow redirects by default [1]. 传入 `follow_redirects=True`")
