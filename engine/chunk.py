@@ -231,11 +231,11 @@ def chunk_block(source: str, block: _Block, version: str | None = None, budget: 
     size = 0
     lead = None  # (where it starts in current, its lines, its size): the last prose paragraph, which may lead into code
     for paragraph in split_paragraphs(block.lines):
-        pieces = _pieces(paragraph, limit, budget)
-        for piece, cost in pieces:
+        markup = not is_fence_line(paragraph[0][1]) and closes_only(paragraph)
+        for piece, cost in _pieces(paragraph, limit, budget):
             code = is_fence_line(piece[0][1])
             overflows = size >= budget.small and size + cost > limit
-            if not code and len(pieces) == 1 and closes_only(piece) and (overflows or not current):
+            if markup and (overflows or not current):
                 if current:  # the chunk ends before it, so that each chunk's text stays its lines as they are
                     chunks.append(_make(source, block.heading, current, version))
                 current, size, lead = [], 0, None

@@ -73,7 +73,16 @@ def quotable(ranked: Sequence[tuple[Unit, float]]) -> list[tuple[Unit, float]]:
     ['Pass swagger_ui_parameters to FastAPI().']
     """
     return [(u, score) for u, score in ranked
-            if not u.is_code and len(u.text) > 20 and not is_include(u.text) and u.text != u.section]
+            if not u.is_code and len(u.text) > 20 and not is_include(u.text) and not is_heading(u)]
+
+
+def is_heading(u: Unit) -> bool:
+    """Whether a unit is its section's heading line: it is quoted neither as an answer nor under itself as a title.
+
+    >>> is_heading(Unit(1, 0, "Redirects", False, 1, "Redirects")), is_heading(Unit(1, 1, "Off.", False, 1, "Redirects"))
+    (True, False)
+    """
+    return u.section.lower() == u.text.lower()
 
 
 def evidence(ranked: Sequence[tuple[Unit, float]]) -> float:
@@ -215,7 +224,7 @@ def quoted(chosen: Sequence[Unit], units: Sequence[Unit],
     lines, shown, under = [], [], ""
     for u in chosen:
         text = u.text if u.is_code else f"> {u.text} [{u.pid}]"
-        section = u.section if not u.is_code and u.section.lower() != u.text.lower() else None
+        section = u.section if not u.is_code and not is_heading(u) else None
         if section and section != under:
             lines.append(f"**{section}**")
         under = u.section if not u.is_code else under
