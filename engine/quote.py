@@ -73,14 +73,18 @@ def quotable(ranked: Sequence[tuple[Unit, float]]) -> list[tuple[Unit, float]]:
     ['Pass swagger_ui_parameters to FastAPI().']
     """
     return [(u, score) for u, score in ranked
-            if not u.is_code and len(u.text) > 20 and not is_include(u.text) and not is_heading(u)]
+            if not u.is_code and len(u.text) > 20 and not is_include(u.text) and not is_section_title(u)]
 
 
-def is_heading(u: Unit) -> bool:
+def is_section_title(u: Unit) -> bool:
     """Whether a unit is its section's heading line: it is quoted neither as an answer nor under itself as a title.
 
-    >>> is_heading(Unit(1, 0, "Redirects", False, 1, "Redirects")), is_heading(Unit(1, 1, "Off.", False, 1, "Redirects"))
-    (True, False)
+    (``check.is_heading`` asks another thing: whether a sentence is written as a markdown heading.)
+
+    >>> is_section_title(Unit(1, 0, "Redirects", False, 1, "Redirects"))
+    True
+    >>> is_section_title(Unit(1, 1, "Off.", False, 1, "Redirects"))
+    False
     """
     return u.section.lower() == u.text.lower()
 
@@ -224,7 +228,7 @@ def quoted(chosen: Sequence[Unit], units: Sequence[Unit],
     lines, shown, under = [], [], ""
     for u in chosen:
         text = u.text if u.is_code else f"> {u.text} [{u.pid}]"
-        section = u.section if not u.is_code and not is_heading(u) else None
+        section = u.section if not u.is_code and not is_section_title(u) else None
         if section and section != under:
             lines.append(f"**{section}**")
         under = u.section if not u.is_code else under

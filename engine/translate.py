@@ -89,8 +89,8 @@ def same_names(sentence: str, translation: str) -> bool:
     >>> same_names("Requests will be retried on httpx.ConnectError.", "`requests` 会在 httpx.ConnectError 时重试。")
     False
     """
-    return all(name in translation for name in identifiers(sentence)) and \
-        all(name in sentence for name in identifiers(translation))
+    return (all(name in translation for name in identifiers(sentence))
+            and all(name in sentence for name in identifiers(translation)))
 
 
 def translated(choice: Choice, translations: Mapping[str, str]) -> Choice:
