@@ -9,7 +9,8 @@ a line introducing code), its translation into the documents' language when it
 is in another one, and the five passages (id, source, text). The checker's own
 verdict is written to a separate ``--verdicts`` file, so that whoever labels
 does not see it.
-Labelled lines go to ``tests/data/support_labels.jsonl`` with ``"supported"``.
+Labelled lines go to ``tests/data/support_labels.jsonl.gz`` with ``"supported"`` (appended as one more gzip
+member: ``gzip -c labelled.jsonl >> tests/data/support_labels.jsonl.gz``).
 """
 
 from __future__ import annotations

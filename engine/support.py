@@ -11,7 +11,7 @@ Three offline signals, each between 0 and 1, for a sentence and a passage:
 
 They combine into one support score (``combine``); a passage supports a
 sentence when the score reaches ``SUPPORT_THRESHOLD``, calibrated on the
-"calibrate" half of ``tests/data/support_labels.jsonl``.
+"calibrate" half of ``tests/data/support_labels.jsonl.gz``.
 
 A sentence in another language than the passages (a Chinese answer over
 English docs) is judged through its translation into the passages' language,

@@ -1,15 +1,17 @@
 """The hand labels the support check's precision and recall rest on (``benchmarks/support_calibration.py``)."""
 
+import gzip
 import json
 from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LABELS = ROOT / "tests" / "data" / "support_labels.jsonl"
+LABELS = ROOT / "tests" / "data" / "support_labels.jsonl.gz"
 
 
 def _labels():
-    return [json.loads(line) for line in LABELS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    with gzip.open(LABELS, "rt", encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
 
 
 def test_every_label_is_a_sentence_with_a_verdict():
