@@ -12,11 +12,13 @@ def test_a_background_job_gives_way_to_a_question_and_then_resumes(qtbot):
     order, done = [], []
     gui = threading.get_ident()
     submitted = threading.Event()
+    in_step = threading.Event()  # the job is inside step 3 (not between steps, where a question would go first)
 
     def embedding(context):
         for step in range(20):
             assert threading.get_ident() != gui  # never on the GUI thread
             if step == 3:
+                in_step.set()
                 assert submitted.wait(5)  # the question comes while this step is being worked on
             order.append(f"embed {step}")
             yield step
@@ -26,7 +28,7 @@ def test_a_background_job_gives_way_to_a_question_and_then_resumes(qtbot):
         return "answer"
 
     runner.submit(Busy.EMBEDDING, embedding, on_done=lambda _: done.append("embedding"))
-    qtbot.waitUntil(lambda: len(order) >= 3, timeout=5000)
+    qtbot.waitUntil(in_step.is_set, timeout=5000)
     assert runner.busy is Busy.EMBEDDING
     runner.submit(Busy.ANSWERING, question, on_done=done.append)
     assert runner.busy is Busy.ANSWERING  # a question in flight is what the window shows
