@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.common import parse_args  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-SWEEP = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9]
+SWEEP = [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9]
 
 
 class Judged(NamedTuple):
@@ -59,30 +59,38 @@ def precision_recall(pairs, threshold):
     return {"precision": round(precision, 3), "recall": round(recall, 3), "tp": tp, "fp": fp, "fn": fn, "n": len(pairs)}
 
 
-def main() -> int:
-    def extra(parser):
-        parser.add_argument("--labels", default=str(ROOT / "tests" / "data" / "support_labels.jsonl.gz"))
-        parser.add_argument("--verbose", action="store_true")
-
-    args = parse_args("httpx", __doc__, extra)
+def labelled_checks(labels_path, corpus):
+    """Each label line with the checker that judges it: its own passages (or, for an older line without them, the 5
+    hybrid retrieval gives for its question on ``corpus``) and the question the model was given."""
     os.environ.setdefault("REPOBOT_HOME", tempfile.mkdtemp(prefix="repobot-calib-"))
     from repobot.engine.pipeline import Pipeline
-    from repobot.engine.support import SUPPORT_THRESHOLD, SupportChecker
+    from repobot.engine.support import SupportChecker
 
-    with gzip.open(args.labels, "rt", encoding="utf-8") as lines:  # gzip: the passages make the plain file 3 MB
+    with gzip.open(labels_path, "rt", encoding="utf-8") as lines:  # gzip: the passages make the plain file 3 MB
         labels = [json.loads(line) for line in lines if line.strip()]
-    pipe = Pipeline(args.corpus)
-    embedder = pipe.models.embedder
+    pipe = Pipeline(corpus)
     checkers: dict[str, SupportChecker] = {}
-    rows = []
     for row in labels:
         passages = [p["text"] for p in row["passages"]] if row.get("passages") else None
         put = row.get("checked_against", row["question"])  # the question the model answered (its rewrite, if any)
         key = json.dumps([passages, put])
         if key not in checkers:
             passages = passages or [h.chunk.text for h in pipe.search(row["question"]).hits]
-            checkers[key] = SupportChecker(embedder, passages, question=put)
-        verdict = checkers[key].check_sentence(row["sentence"], row.get("translation"))
+            checkers[key] = SupportChecker(pipe.models.embedder, passages, question=put)
+        yield row, checkers[key]
+
+
+def main() -> int:
+    def extra(parser):
+        parser.add_argument("--labels", default=str(ROOT / "tests" / "data" / "support_labels.jsonl.gz"))
+        parser.add_argument("--verbose", action="store_true")
+
+    args = parse_args("httpx", __doc__, extra)
+    from repobot.engine.support import SUPPORT_THRESHOLD
+
+    rows = []
+    for row, checker in labelled_checks(args.labels, args.corpus):
+        verdict = checker.check_sentence(row["sentence"], row.get("translation"))
         best = 0.0 if verdict.status == "exempt" else max(verdict.support.values(), default=0.0)
         path = "translated" if row.get("translation") else "as written"
         rows.append(Judged(row.get("split", "calibrate"), row.get("language", "en"), best, bool(row["supported"]), path))

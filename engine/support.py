@@ -1,30 +1,25 @@
 """Check (support): does a passage really support each sentence of the answer?
 
-Three offline signals, each between 0 and 1, for a sentence and a passage:
-
-- ``identifiers``: share of the sentence's code identifiers and numbers found in
-  the passage (the lesson's exercise 3);
-- ``overlap``: share of the sentence's content words found in the passage (a
-  word the question already has counts half: the passage was retrieved for it);
-- ``similarity``: embedding cosine to the passage's best-matching unit (a
-  sentence or a code block).
-
-They combine into one support score (``combine``); a passage supports a
-sentence when the score reaches ``SUPPORT_THRESHOLD``, calibrated on the
-"calibrate" half of ``tests/data/support_labels.jsonl.gz``.
+For every sentence and passage, the checker measures offline signals (embedding
+similarity, shared words, identifiers and numbers, polarity) and turns them into
+one support score (``support_score``: signals and score live there); a passage
+supports a sentence when its score reaches ``SUPPORT_THRESHOLD``, calibrated on
+the "calibrate" half of ``tests/data/support_labels.jsonl.gz``. Each sentence
+gets a verdict: supported, miscited, uncited (with the passage that backs it),
+unsupported, or exempt (it claims nothing: a heading, a line leading into code).
 
 A sentence in another language than the passages (a Chinese answer over
 English docs) is judged through its translation into the passages' language,
 which the pipeline asks the model for: similarity, words and polarity come from
 the translation, identifiers and numbers from the sentence as written.
 
->>> identifier_score("Pass `follow_redirects=True` [1].", "client.get(url, follow_redirects = True)")
-1.0
+>>> shown_citations(Support("Off by default [2].", [2], "supported", {1: 0.1, 2: 0.9}, None, ""))
+([2], 'model')
 """
 
 from __future__ import annotations
 
-from typing import Collection, NamedTuple, Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -32,19 +27,14 @@ from .check import is_escape, is_heading, is_include, repeats_question
 from .embed import Embedder
 from .examples import adapted_from, copied_from
 from .languages import negated
-from .names import identifiers, named_in, normalise_name, numbers
+from .names import identifiers, named_in, numbers
+from .support_score import SUPPORT_THRESHOLD, Signals, contradicted, identifier_score, overlap, support_score
 from .text import (
     MIN_SENTENCE, citations, drop_link_definitions, introduces_code, paragraphs, prose_sentences,
     segments, split_line, strip_citations, strip_markup,
 )
 from .tokens import content_words
 
-SUPPORT_THRESHOLD = 0.7  # calibrated by benchmarks/support_calibration.py on the "calibrate" labels
-CAP = 0.45  # the score of a sentence naming an identifier or number its passage lacks
-POLARITY_PENALTY = 0.6  # a unit of the opposite polarity ("does not …") counts this much
-# A passage whose unit closest to a sentence says the opposite, by this much cosine over its closest unit of the
-# same polarity, contradicts it (``contradicted``); calibrated on the "calibrate" labels (0.05-0.2 swept).
-CONTRADICTION_MARGIN = 0.1
 REPEATS = "Exempt: it only repeats the question (not shown)."
 INCLUDE = "Exempt: a docs-build directive that pulls in a file from outside the folder (not shown)."
 LEAD = "Exempt: introduces the code that follows."
@@ -53,74 +43,6 @@ HEADING = "Exempt: a heading a passage backs; shown in bold without ids, not cou
 UNBACKED_HEADING = "Exempt: a heading no passage backs (not shown)."
 MARKUP = "Exempt: markup alone, such as an HTML image tag copied from a passage (not shown)."
 NOT_SHOWN = (REPEATS, INCLUDE, UNBACKED_LEAD, UNBACKED_HEADING, MARKUP)
-
-
-def identifier_score(sentence: str, passage: str) -> float | None:
-    """Share of the sentence's identifiers that the passage contains (``normalise_name``); None if it has none.
-
-    A name must be in the passage as a name: "a custom certificate store" does not back ``CertificateStore``.
-
-    >>> identifier_score("Use `timeout=0` [2].", "Use timeout=None, or 0 for nothing.")
-    0.0
-    >>> identifier_score("Create a `CertificateStore` [2].", "Use a custom certificate store.")
-    0.0
-    """
-    idents = identifiers(sentence)
-    if not idents:
-        return None
-    text = normalise_name(passage)
-    return sum(1 for i in idents if normalise_name(i) in text) / len(idents)
-
-
-def overlap(words: set[str], passage_words: set[str], asked: Collection[str] = ()) -> float:
-    """Share of ``words`` found in ``passage_words``; a word the question (``asked``) already has counts half.
-
-    Retrieval chose the passages for the question's words, so a sentence that only
-    says them back ("Yes, you can mount a Flask app") finds them there whether or
-    not the passages say what it claims.
-
-    >>> overlap({"follow", "redirect", "not"}, {"follow", "redirect", "not", "httpx"})
-    1.0
-    >>> round(overlap({"mount", "flask"}, {"mount", "app"}, asked={"mount"}), 3)  # 0.5 of 1.5
-    0.333
-    """
-    weight = {w: 0.5 if w in asked else 1.0 for w in words}
-    total = sum(weight.values())
-    return sum(v for w, v in weight.items() if w in passage_words) / total if total else 0.0
-
-
-def combine(similarity: float, word_overlap: float, ident: float | None, numbers_ok: bool = True) -> float:
-    """One support score from the signals; a missing identifier or number caps it below the threshold.
-
-    >>> round(combine(0.8, 1.0, 1.0), 3), round(combine(0.3, 0.2, None), 3), round(combine(0.9, 0.9, 0.5), 3)
-    (0.916, 0.26, 0.45)
-    """
-    score = 0.6 * similarity + 0.4 * word_overlap
-    if ident is not None:
-        score = 0.7 * score + 0.3 * ident
-    if (ident is not None and ident < 1.0) or not numbers_ok:  # names something the passage does not say
-        score = min(score, CAP)
-    return score
-
-
-def contradicted(similarities: Sequence[float], negations: Sequence[bool], negative: bool,
-                 margin: float = CONTRADICTION_MARGIN) -> bool:
-    """Whether a passage says the opposite of a sentence: its unit closest to the sentence has the other polarity,
-    by ``margin`` over its closest unit of the same polarity.
-
-    Then no unit of that passage backs the sentence at full score: "HTTPX follows
-    redirects by default" is closest to "HTTPX does not follow redirects by
-    default", and the code example ``httpx.Client(follow_redirects=True)`` in the
-    same passage must not back it.
-
-    >>> contradicted([0.91, 0.65], [True, False], negative=False)  # the negated sentence, then the code
-    True
-    >>> contradicted([0.80, 0.76], [True, False], negative=False)  # a near tie: both readings are there
-    False
-    """
-    opposite = max((s for s, n in zip(similarities, negations) if n != negative), default=None)
-    same = max((s for s, n in zip(similarities, negations) if n == negative), default=0.0)
-    return opposite is not None and opposite - same >= margin
 
 
 class Unit(NamedTuple):
@@ -224,23 +146,23 @@ class SupportChecker:
         return out
 
     def _scores(self, clean: str, *, identifiers_of: str) -> dict[int, float]:
+        return {pid: support_score(signals) for pid, signals in self.signals(clean, identifiers_of).items()}
+
+    def signals(self, clean: str, identifiers_of: str) -> dict[int, Signals]:
+        """Every passage's ``Signals`` for one sentence (citations stripped); identifiers and numbers are those of
+        ``identifiers_of``, the sentence as written (a translation keeps the names of its original)."""
         sims = self._vectors @ self.embedder.embed(clean) if self.units else np.zeros(0)
         polarity = negated(clean)
         words, wanted = content_words(clean), numbers(identifiers_of)
         out = {}
         for pid, passage in enumerate(self.passages, 1):
-            word_overlap = overlap(words, self._words[pid - 1], self._asked)
-            ident = identifier_score(identifiers_of, passage)
-            numbers_ok = wanted <= self._numbers[pid - 1]
-            best = 0.0
             own = np.flatnonzero(self._owner == pid)
-            against = contradicted([float(sims[i]) for i in own], [self._negated[i] for i in own], polarity)
-            for unit_id in own:
-                score = combine(max(float(sims[unit_id]), 0.0), word_overlap, ident, numbers_ok)
-                if against or self._negated[unit_id] != polarity:
-                    score *= POLARITY_PENALTY  # "follows redirects" against "does not follow redirects"
-                best = max(best, score)
-            out[pid] = round(best, 3)
+            unit_sims, unit_negated = [float(sims[i]) for i in own], [self._negated[i] for i in own]
+            same = max((s for s, n in zip(unit_sims, unit_negated) if n == polarity), default=0.0)
+            out[pid] = Signals(same, overlap(words, self._words[pid - 1], self._asked),
+                               overlap(words, self._words[pid - 1]), identifier_score(identifiers_of, passage),
+                               wanted <= self._numbers[pid - 1], contradicted(unit_sims, unit_negated, polarity),
+                               len(words))
         return out
 
     def check_sentence(self, sentence: str, translation: str | None = None, absent: Sequence[str] = ()) -> Support:
