@@ -13,7 +13,8 @@ question in another language than the documents'): the checker predicts
 "supported" when some passage's support score reaches the threshold, and a
 sentence it exempts (one that only repeats the question, a docs-build include
 line) counts as "not supported", since it is never shown as sourced. The
-threshold is chosen on the "calibrate" split (a sweep shows the trade-off) and
+score's weights and threshold are fitted on the "calibrate" split
+(``benchmarks/support_fit.py``; the sweep here shows the trade-off) and
 the figures that count are those of the "report" split, by the question's
 language and by the way the sentence was judged: "as written" (a sentence in
 the documents' language, which is how the pipeline checks every answer since

@@ -192,3 +192,31 @@ def test_a_passage_that_says_the_opposite_backs_no_claim_through_its_other_units
     [other] = checker.check_answer("A client will follow redirects when told [1].")
     assert wrong.status == "unsupported" and wrong.support[1] < 0.6
     assert right.status == "supported" and other.status == "supported"
+
+
+def test_no_weight_lets_a_sentence_naming_what_its_passage_lacks_through():
+    """The cap and the contradiction penalty are rules on top of the fitted model: whatever the signals, a passage
+    lacking a name or number the sentence gives, or saying the opposite, never reaches the threshold."""
+    import itertools
+
+    from repobot.engine.support_score import SUPPORT_THRESHOLD, Signals, support_score
+
+    grid = [0.0, 0.5, 1.0]
+    for sim, ov, ov_all, length in itertools.product(grid, grid, grid, (1, 10, 40)):
+        best = Signals(sim, ov, ov_all, 1.0, True, False, length)
+        assert support_score(best._replace(identifiers=0.5)) < SUPPORT_THRESHOLD
+        assert support_score(best._replace(numbers_ok=False)) < SUPPORT_THRESHOLD
+        assert support_score(best._replace(contradicted=True)) < SUPPORT_THRESHOLD
+    assert support_score(Signals(1.0, 1.0, 1.0, 1.0, True, False, 10)) >= SUPPORT_THRESHOLD
+
+
+def test_the_logistic_fit_recovers_the_weights_of_a_known_model():
+    import numpy as np
+
+    from benchmarks.support_fit import fit_logistic
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(4000, 2))
+    y = (rng.random(4000) < 1 / (1 + np.exp(-(2.0 * x[:, 0] - 1.0 * x[:, 1] + 0.5)))).astype(float)
+    weights, intercept = fit_logistic(x, y, c=100.0)
+    assert np.allclose(weights, [2.0, -1.0], atol=0.2) and abs(intercept - 0.5) < 0.2
