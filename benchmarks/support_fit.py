@@ -4,7 +4,7 @@
 
 The labels say whether a sentence is supported by its passages, not which
 passage supports it, so the fit is a multiple-instance one: each sentence is
-stood for by its passage with the highest score (over the sentence as written
+represented by its passage with the highest score (over the sentence as written
 and, for a sentence in another language, its translation), first by the sum of
 similarity and overlap, then, for three rounds, by the model just fitted.
 Exempt sentences (a heading, a line leading into code) are left out; the rules

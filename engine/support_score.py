@@ -13,8 +13,9 @@ The signals, for a sentence and a passage (``Signals``):
 - ``contradicted``: the passage's unit closest to the sentence says the opposite;
 - ``length``: the sentence's content words.
 
-A logistic model weighs the first five (``WEIGHTS``, fitted on the "calibrate"
-labels of ``tests/data/support_labels.jsonl.gz`` by ``benchmarks/support_fit.py``),
+A logistic model weighs the similarity, the two overlaps, the identifiers and the
+length (``features``; ``WEIGHTS``, fitted on the "calibrate" labels of
+``tests/data/support_labels.jsonl.gz`` by ``benchmarks/support_fit.py``),
 and two rules sit on top of it: a sentence naming an identifier or a number the
 passage lacks scores at most ``CAP``, under the threshold whatever the words say;
 a passage that contradicts it counts ``POLARITY_PENALTY`` as much.
