@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from . import config
-from .errors import IndexStoreError
+from .errors import IndexStoreError, RepoBotError
 from .files import write_json_atomic
 from .history import History
 from .index import Index, Progress, UpdateReport, embed_pending, update_index
 from .load import Corpus, Skipped, load_corpus, select_languages
 from .registry import ModelSet
 from .store import DiskCheckpoint, load_index, save_index, store_dir
+from .twins import TwinIndex, twin_index
 
 
 def default_languages(corpus: Corpus) -> frozenset[str] | None:
@@ -56,6 +57,7 @@ class Collection:
         self.problems: list[Skipped] = []  # files skipped or decoded with replacement, at the last update
         self.notes: list[str] = []  # e.g. a damaged saved index that was rebuilt
         self._history: History | None = None
+        self._twins: dict[str, TwinIndex | None] = {}  # by language, for the index in memory
 
     def update(self, *, progress: Progress | None = None, cancelled: Callable[[], bool] = lambda: False,
                embed: bool = True) -> UpdateReport:
@@ -85,7 +87,7 @@ class Collection:
                                      checkpoint=self._checkpoint())
         if report.changed or previous is None or previous.embedder != index.embedder or index.pending != previous.pending:
             save_index(index)
-        self._index = index
+        self._index, self._twins = index, {}
         if progress:
             progress("searchable", index.size - index.pending_chunks, index.size)
         embedded = 0
@@ -117,6 +119,22 @@ class Collection:
         if self._index is None:
             self.update()
         return self._index
+
+    def twin(self, language: str) -> TwinIndex | None:
+        """The pages in ``language`` of a translated tree whose index leaves that language out, searchable by
+        their words as their indexed originals (``engine/twins.py``); None when the index has that language or
+        the tree lacks it. Read on first use (under a second for FastAPI's 125 Japanese pages)."""
+        index = self.index
+        if not self.available.get(language) or self.selected is None or language in self.selected:
+            return None
+        if language not in self._twins:
+            try:
+                pages = select_languages(load_corpus(self.root), frozenset({language})).documents
+            except RepoBotError:  # the folder changed since it was indexed: searched without the twin until updated
+                pages = []
+            originals = {source: (entry.first, index.chunks[entry.span]) for source, entry in index.files.items()}
+            self._twins[language] = twin_index(pages, originals, index.primary_language) if pages else None
+        return self._twins[language]
 
     @property
     def loaded(self) -> bool:

@@ -122,9 +122,12 @@ class Pipeline:
             asked_texts += [standalone, context] if standalone else [context]
             standalone = standalone or context
         rewritten = self.rewrite(standalone or question, index.primary_language, options.rewrite)
-        queries = search_queries(asked_texts, rewritten, detect_language(question), index.primary_language,
-                                 index.languages)
-        hits = retrieve(index, self.models.embedder, queries, k=options.k, mode=options.mode, version=options.version)
+        asked = detect_language(question)
+        twin = self.collection.twin(asked)  # its pages in a translated tree, when the index leaves them out
+        queries = search_queries(asked_texts, rewritten, asked, index.primary_language, index.languages,
+                                 twin=twin is not None)
+        hits = retrieve(index, self.models.embedder, queries, k=options.k, mode=options.mode, version=options.version,
+                        twins={asked: twin} if twin else None)
         return Search(hits, rewritten, standalone)
 
     # -- ask ---------------------------------------------------------------------------------------

@@ -27,12 +27,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import PurePosixPath
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, Mapping, NamedTuple, Sequence
 
 from .chunk import Chunk
 from .embed import Embedder
 from .errors import RepoBotError
 from .index import Index
+from .search import LexicalIndex
 from .tokens import COMMON, common_share, tokenize
 
 MODES = ("hybrid", "bm25", "dense")
@@ -65,29 +66,33 @@ class Query(NamedTuple):
     lexical: bool = True
     weight: float = 1.0
     kept: int = 0
+    twin: str | None = None  # searched in the pages of this language, counted as their originals (engine/twins.py)
 
 
 def search_queries(asked_texts: Sequence[str], rewritten: str | None, asked: str, primary: str,
-                   pages: Counter) -> list[Query]:
+                   pages: Counter, twin: bool = False) -> list[Query]:
     """What retrieval searches for: the question as asked (and stand-alone), and its rewrite when there is one.
 
     Text in another language than the documents' goes to BM25 alone; it counts
     fully where pages in its language exist, and half otherwise (then it
-    matches only through its identifiers).
+    matches only through its identifiers). With ``twin``, it is also searched in the
+    pages of its language that the index leaves out, counted as their originals.
 
     Beside a rewrite, the question as asked keeps its two best hits (``Query.kept``): the rewrite is the model's
     guess, the question is what the user typed.
 
-    >>> search_queries(["重定向?"], "Redirects?", "zh", "en", Counter({"en": 9}))  # doctest: +NORMALIZE_WHITESPACE
-    [Query(text='Redirects?', dense=True, lexical=True, weight=1.0, kept=0),
-     Query(text='重定向?', dense=False, lexical=True, weight=0.5, kept=2)]
+    >>> [q[:5] for q in search_queries(["重定向?"], "Redirects?", "zh", "en", Counter({"en": 9}))]
+    [('Redirects?', True, True, 1.0, 0), ('重定向?', False, True, 0.5, 2)]
+    >>> search_queries(["重定向?"], None, "zh", "en", Counter({"en": 9}), twin=True)[-1]
+    Query(text='重定向?', dense=False, lexical=True, weight=1.0, kept=0, twin='zh')
     """
+    twins = [Query(t, dense=False, twin=asked) for t in asked_texts] if twin else []
     if rewritten is None:
-        return [Query(t) for t in asked_texts]
+        return [Query(t) for t in asked_texts] + twins
     if asked == primary:
         return [Query(t, kept=2) for t in asked_texts] + [Query(rewritten)]
     weight = 1.0 if pages.get(asked) else 0.5
-    return [Query(rewritten)] + [Query(t, dense=False, weight=weight, kept=2) for t in asked_texts]
+    return [Query(rewritten)] + [Query(t, dense=False, weight=weight, kept=2) for t in asked_texts] + twins
 
 
 def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K, weights: Sequence[float] | None = None) -> list[tuple[int, float]]:
@@ -190,9 +195,10 @@ def allowed_chunks(index: Index, version: str | None) -> set[int] | None:
 
 def retrieve(
     index: Index, embedder: Embedder, queries: Sequence[Query | str], *, k: int = TOP_K, mode: str = "hybrid",
-    version: str | None = None,
+    version: str | None = None, twins: Mapping[str, LexicalIndex] | None = None,
 ) -> list[Hit]:
-    """The top ``k`` chunks for the queries; ``version`` keeps only chunks of that docs version."""
+    """The top ``k`` chunks for the queries; ``version`` keeps only chunks of that docs version; ``twins``: the
+    translated pages a ``Query.twin`` is searched in, by language."""
     check_mode(mode)
     if k < 1:
         raise RepoBotError(f"--k must be at least 1 (got {k}).")
@@ -211,13 +217,14 @@ def retrieve(
     for query in queries:
         if not query.text.strip():
             continue
-        kept = query.kept if query.kept and finds_by_its_words(query.text, index.share, common_share(index.size)) else 0
+        lexical = (twins or {}).get(query.twin or "", index.lexical)
+        kept = query.kept if query.kept and finds_by_its_words(query.text, lexical.share, common_share(index.size)) else 0
         if mode in ("hybrid", "dense") and (query.dense or mode == "dense") and searched_densely:
             rankings.append(keep(index.dense.search(embedder.embed(query.text), pool)))
             weights.append(query.weight)
             best += first(rankings[-1], kept, index, versions)
         if mode in ("hybrid", "bm25") and (query.lexical or mode == "bm25"):
-            rankings.append(keep(index.lexical.search(tokenize(query.text), pool)))
+            rankings.append(keep(lexical.search(tokenize(query.text), pool)))
             weights.append(query.weight)
             best += first(rankings[-1], kept, index, versions)
     if not rankings:
