@@ -129,8 +129,8 @@ class Collection:
             return None
         if language not in self._twins:
             try:
-                pages = select_languages(load_corpus(self.root), frozenset({language})).documents
-            except RepoBotError:  # the folder changed since it was indexed: searched without the twin until updated
+                pages = [doc for doc in load_corpus(self.root).documents if doc.language == language]
+            except (RepoBotError, OSError):  # the folder is gone: searched without the twin until updated
                 pages = []
             originals = {source: (entry.first, index.chunks[entry.span]) for source, entry in index.files.items()}
             self._twins[language] = twin_index(pages, originals, index.primary_language) if pages else None

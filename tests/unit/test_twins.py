@@ -77,3 +77,14 @@ def test_without_a_translated_tree_nothing_changes(docs):
     collection = Collection(docs, fake_models())
     collection.update()
     assert collection.selected is None and collection.twin("zh") is None
+
+
+def test_pages_gone_since_the_update_leave_the_search_as_before(tree):
+    import shutil
+
+    pipe = Pipeline(tree, models=fake_models("How do I restart the server?"))
+    pipe.collection.update()
+    shutil.rmtree(tree / "ja")
+    assert pipe.collection.twin("ja") is None
+    hits = pipe.search("サーバーを再起動するには？", AskOptions(k=2, mode="bm25")).hits
+    assert hits and all(h.chunk.source.startswith("en/") for h in hits)
