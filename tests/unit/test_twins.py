@@ -1,6 +1,8 @@
 """A question in a language the translated tree has but the index leaves out is also searched in that language's
 pages, and each hit counts as its indexed original: the words the user typed find the page the rewrite missed."""
 
+import shutil
+
 import pytest
 
 from repobot.engine.collection import Collection
@@ -80,8 +82,6 @@ def test_without_a_translated_tree_nothing_changes(docs):
 
 
 def test_pages_gone_since_the_update_leave_the_search_as_before(tree):
-    import shutil
-
     pipe = Pipeline(tree, models=fake_models("How do I restart the server?"))
     pipe.collection.update()
     shutil.rmtree(tree / "ja")
