@@ -60,16 +60,26 @@ LANGUAGE_CODES = frozenset(
 _FRONT_LANGUAGE = re.compile(r"^(?:lang|language|locale):\s*[\"']?([A-Za-z]{2}(?:[-_][A-Za-z]{2,4})?)", re.M)
 
 
+def language_folder(source: str) -> int | None:
+    """Where a page's language folder is among its path's parts: its first folder, or the one after a leading
+    ``docs/``; None when it is in none.
+
+    >>> language_folder("zh/docs/tutorial/cors.md"), language_folder("docs/ja/index.md"), language_folder("docs/ja.md")
+    (0, 1, None)
+    """
+    folders = source.lower().split("/")[:-1]
+    at = 1 if folders[:1] == ["docs"] else 0
+    return at if len(folders) > at and folders[at] in LANGUAGE_CODES else None
+
+
 def folder_language(source: str) -> str | None:
-    """The language folder a page is in: its first folder, or the one after a leading ``docs/``.
+    """The language folder a page is in (``language_folder``).
 
     >>> folder_language("zh/docs/tutorial/cors.md"), folder_language("docs/ja/index.md"), folder_language("api/x.md")
     ('zh', 'ja', None)
     """
-    parts = source.lower().split("/")[:-1]
-    if parts[:1] == ["docs"]:
-        parts = parts[1:]
-    return parts[0] if parts and parts[0] in LANGUAGE_CODES else None
+    at = language_folder(source)
+    return None if at is None else source.lower().split("/")[at]
 
 
 def page_marker(text: str) -> str | None:

@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 from .bm25 import Bm25Index
 from .chunk import Chunk, chunk_markdown
 from .index import embedding_text
-from .load import Document, LANGUAGE_CODES
+from .load import Document, language_folder
 from .search import LexicalIndex
 from .tokens import tokenize
 
@@ -41,10 +41,10 @@ def original_source(source: str, into: str) -> str | None:
     >>> original_source("api/client.md", "en") is None  # not in a language folder
     True
     """
-    parts = source.split("/")
-    at = 1 if parts[0].lower() == "docs" and len(parts) > 2 else 0
-    if len(parts) < 2 or parts[at].lower() not in LANGUAGE_CODES:
+    at = language_folder(source)
+    if at is None:
         return None
+    parts = source.split("/")
     return "/".join(parts[:at] + [into] + parts[at + 1:])
 
 
