@@ -3,11 +3,44 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from repobot import __version__
 from repobot.engine.evaluate import SPLITS
 from repobot.engine.languages import LANGUAGE_CHOICES
 from repobot.engine.retrieve import MODES
+
+
+def usage_error(prog: str, message: str) -> str:
+    """argparse's complaint as RepoBot's one line: what is wrong, and where to read how to fix it. A folder given
+    without ``--corpus`` (``repobot index ~/docs``) is told to use it.
+
+    >>> usage_error("repobot ask", "the following arguments are required: question")
+    'repobot ask: the following arguments are required: question. See `repobot ask --help`.'
+    >>> usage_error("repobot index", "unrecognized arguments: /")
+    'repobot index: unrecognized arguments: /. Give a folder as --corpus /. See `repobot index --help`.'
+    """
+    hint = ""
+    if message.startswith("unrecognized arguments: "):
+        folders = [a for a in message.split(": ", 1)[1].split() if Path(a).expanduser().is_dir()]
+        hint = f" Give a folder as --corpus {folders[0]}." if folders else ""
+    return f"{prog}: {message}.{hint} See `{prog} --help`."
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line on stderr (``usage_error``) and exit 2, like RepoBot's other errors.
+    Unrecognized arguments are blamed on the sub-command they were given to."""
+
+    def error(self, message: str):
+        self.exit(2, usage_error(self.prog, message) + "\n")
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            command = getattr(parsed, "command", None)
+            prog = f"{self.prog} {command}" if command else self.prog
+            self.exit(2, usage_error(prog, f"unrecognized arguments: {' '.join(extra)}") + "\n")
+        return parsed
 
 
 def corpus_arg(p) -> None:
@@ -99,7 +132,7 @@ SUBCOMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="repobot", description="Offline, cited answers about a folder of markdown docs.")
+    parser = Parser(prog="repobot", description="Offline, cited answers about a folder of markdown docs.")
     parser.add_argument("--version", action="version", version=f"repobot {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (help_text, add) in SUBCOMMANDS.items():

@@ -32,6 +32,9 @@ def test_check_reads_stdin_and_prints_the_lesson_json():
         (["eval", "questions.jsonl", "--modes", "hybrid,fast"], "(not fast)"),
         (["gui", "--open-source", "1"], "--open-source N opens source N"),
         (["gui", "--ask", "Why?", "--open-source", "0"], "--open-source N opens source N"),
+        (["index", "/"], "Give a folder as --corpus /"),
+        (["ask"], "the following arguments are required: question. See `repobot ask --help`"),
+        (["search", "x", "--k", "many"], "invalid int value"),
     ],
 )
 def test_errors_are_one_line_with_non_zero_exit(args, message):
