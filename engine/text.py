@@ -222,16 +222,24 @@ _ABBREVIATIONS = frozenset(("e.g.", "i.e.", "eg.", "ie.", "etc.", "vs.", "cf.", 
 _END = re.compile(r"([。！？]|[.!?](?=[\s\[]|$))((?:\s*\[\d+\])*)")
 
 
+_LIST_NUMBER = re.compile(r"\s*\d+\.")  # a line that starts "1." so far: a list item's number, not an end
+_WORD_WINDOW = 32  # longer than any abbreviation with its brackets; a word this long is none of them
+
+
 def _is_sentence_end(line: str, match: re.Match) -> bool:
+    """Whether a full stop ends a sentence. It looks only at the word before it, so a
+    one-megabyte line is split in linear time.
+
+    >>> [_is_sentence_end(t, _END.search(t)) for t in ("See it e.g. there", "1. First", "Done. Next")]
+    [False, False, True]
+    """
     if match.group(1) in "。！？!?":
         return True
-    before = line[: match.start() + 1].lower()
-    words = before.split()
-    if words and words[-1].lstrip("([\"'“‘") in _ABBREVIATIONS:
+    end = match.start() + 1
+    tail = line[max(0, end - _WORD_WINDOW) : end].lower().split()
+    if tail and tail[-1].lstrip("([\"'“‘") in _ABBREVIATIONS:
         return False
-    if words and re.fullmatch(r"\d+\.", words[-1]) and before.strip() == words[-1]:  # "1. " starts a list item
-        return False
-    return True
+    return not _LIST_NUMBER.fullmatch(line, 0, end)  # "1. " starts a list item
 
 
 def split_line(line: str) -> list[str]:
