@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -24,6 +25,22 @@ from .report import print_answer, print_index
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
 EXIT_PIPE = 141  # as a shell reports a command stopped by SIGPIPE
+
+
+def run(argv: list[str] | None = None) -> int:
+    """The ``repobot`` command: ``main`` with Ctrl-C handled as a command line should.
+
+    The first Ctrl-C stops the work, which saves what it has, and exits 130. Later ones are
+    ignored: left to Python, a second one would break into the saving, or into the wait
+    for the embedder's threads at exit, and the process would abort inside onnxruntime.
+    """
+    signal.signal(signal.SIGINT, _interrupt_once)
+    return main(sys.argv[1:] if argv is None else argv)
+
+
+def _interrupt_once(signum, frame):
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> int:

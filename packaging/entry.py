@@ -2,7 +2,7 @@
 
 import sys
 
-from repobot.cli.main import main
+from repobot.cli.main import run
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:] or ["gui"]))
+    sys.exit(run(sys.argv[1:] or ["gui"]))

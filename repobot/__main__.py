@@ -1,3 +1,3 @@
-from repobot.cli.main import main
+from repobot.cli.main import run
 
-raise SystemExit(main())
+raise SystemExit(run())

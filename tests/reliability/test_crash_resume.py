@@ -89,3 +89,30 @@ def test_a_native_crash_is_recorded_and_named_at_the_next_start(tmp_path):
     again.close()
     faulthandler.disable()
     assert message is None  # the report was kept aside once; the new log is empty
+
+
+def test_two_ctrl_c_while_embedding_quit_cleanly_and_the_next_run_finishes(tmp_path, monkeypatch):
+    # The second Ctrl-C used to land while Python waited for the embedder's threads, and the
+    # process aborted inside onnxruntime (exit 134). `timeout -s INT` sends two, to the process and its group.
+    monkeypatch.setenv("REPOBOT_HOME", str(tmp_path / "home"))
+    env = dict(os.environ)
+    corpus = tmp_path / "docs"
+    write_corpus(corpus, 100)
+    partial = store_dir(corpus) / "partial"
+    proc = subprocess.Popen([sys.executable, "-m", "repobot", "index", "--corpus", str(corpus), "--json"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 600
+    while time.time() < deadline and not any(partial.rglob("*.npy")):
+        assert proc.poll() is None, "indexing finished before it could be interrupted"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert stderr.strip().splitlines() == ["repobot: interrupted"]
+
+    finished = index(corpus, env)
+    assert finished.returncode == 0, finished.stderr
+    assert json.loads(finished.stdout)["files"] == 100
+    assert not partial.exists()
