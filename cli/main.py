@@ -176,15 +176,13 @@ def cmd_ask(args) -> int:
 
 
 def cmd_history(args) -> int:
-    from pathlib import Path
-
     from repobot.engine.collection import Collection
-    from repobot.engine.errors import CorpusError
     from repobot.engine.export import conversation_markdown
+    from repobot.engine.load import corpus_folder
     from repobot.engine.registry import ModelSet
 
-    if args.corpus and not Path(args.corpus).expanduser().is_dir():  # it would be given an empty history of its own
-        raise CorpusError(f"No such folder: {args.corpus}. Give --corpus the folder whose conversations you want.")
+    if args.corpus:  # a missing folder would be given an empty history of its own
+        corpus_folder(args.corpus)
     history = Collection(args.corpus, ModelSet()).history
     if history.note:
         print(f"note: {history.note}", file=sys.stderr)

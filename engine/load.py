@@ -109,10 +109,11 @@ def find_markdown(root: Path, *, unlisted: list[OSError] | None = None) -> list[
     errors: list[OSError] = []
     for folder, dirs, files in os.walk(root, onerror=errors.append):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            path = Path(folder) / name
-            if name.lower().endswith(MARKDOWN_SUFFIXES) and not name.startswith(".") and not path.is_symlink():
-                found.append(path)
+        names = [n for n in sorted(files) if n.lower().endswith(MARKDOWN_SUFFIXES) and not n.startswith(".")]
+        try:  # a folder that may be read but not searched lists its names, yet none of them can be looked at
+            found += [path for name in names if not (path := Path(folder) / name).is_symlink()]
+        except OSError as err:
+            errors.append(OSError(err.errno, err.strerror, folder))
     for err in errors:
         if Path(err.filename or "") == root:
             raise err
@@ -164,14 +165,45 @@ def read_markdown(path: Path) -> tuple[str | None, str | None]:
     return text, "; ".join(problems) or None
 
 
+NAME_NOT_UTF8 = "skipped: its name is not UTF-8 text; rename it (e.g. with convmv) to have it indexed"
+
+
+def undecodable_name(source: str) -> str | None:
+    """None for a file name that is text; for one with bytes that are not UTF-8 (which Python keeps as lone
+    surrogates, that cannot be saved, shown or searched as text), the name with those bytes written as ``\\xff``.
+
+    >>> undecodable_name("guide/caf\\udce9.md"), undecodable_name("guide/café.md")
+    ('guide/caf\\\\xe9.md', None)
+    """
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(source).decode("utf-8", "backslashreplace")
+    return None
+
+
+def corpus_folder(root: Path | str) -> Path:
+    """``root`` as an absolute folder path, or a CorpusError that says how to fix it.
+
+    >>> corpus_folder("/no/such/folder")
+    Traceback (most recent call last):
+    repobot.engine.errors.CorpusError: No such folder: /no/such/folder. Give --corpus an existing folder of markdown files.
+    """
+    root = Path(root).expanduser()
+    try:
+        if not root.exists():
+            raise CorpusError(f"No such folder: {root}. Give --corpus an existing folder of markdown files.")
+        if not root.is_dir():
+            raise CorpusError(f"{root} is a file, not a folder. Give --corpus the folder that holds your *.md files.")
+    except OSError as err:  # a folder on the way that may not be searched
+        raise CorpusError(f"Cannot reach {root}: {err.strerror or err}. Check that you may open every folder "
+                          "on its path, or copy the documentation somewhere you can.") from err
+    return root.resolve()
+
+
 def load_corpus(root: Path | str) -> Corpus:
     """Read every markdown file under ``root``; raise CorpusError with the fix if there is none."""
-    root = Path(root).expanduser()
-    if not root.exists():
-        raise CorpusError(f"No such folder: {root}. Give --corpus an existing folder of markdown files.")
-    if not root.is_dir():
-        raise CorpusError(f"{root} is a file, not a folder. Give --corpus the folder that holds your *.md files.")
-    root = root.resolve()
+    root = corpus_folder(root)
     documents: list[Document] = []
     problems: list[Skipped] = []
     unlisted: list[OSError] = []
@@ -187,6 +219,10 @@ def load_corpus(root: Path | str) -> Corpus:
     folders = {folder_language(s) for s in sources} - {None}
     found: dict[str, int] = {}
     for path, source in zip(paths, sources):
+        shown = undecodable_name(source)
+        if shown:
+            problems.append(Skipped(shown, NAME_NOT_UTF8))
+            continue
         text, problem = read_markdown(path)
         if problem:
             problems.append(Skipped(source, problem))

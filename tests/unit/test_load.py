@@ -110,3 +110,30 @@ def test_a_looping_link_a_pipe_and_an_unlistable_folder_are_reported_not_fatal(t
     problems = dict(corpus.problems)
     assert problems["pipe.md"] == "skipped: not a regular file"
     assert problems["locked/"] == "skipped: cannot list this folder (Permission denied)"
+
+
+def test_a_folder_that_may_be_listed_but_not_searched_is_skipped_alone(tmp_path, monkeypatch):
+    # As root, chmod a-x does not stop lstat, so the refusal the kernel gives other users is staged here.
+    (tmp_path / "ok.md").write_text("# Ok\nfine")
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "page.md").write_text("# Page")
+    real_is_symlink = Path.is_symlink
+
+    def is_symlink(path):
+        if path.parent.name == "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_is_symlink(path)
+
+    monkeypatch.setattr(Path, "is_symlink", is_symlink)
+    corpus = load_corpus(tmp_path)
+    assert [d.source for d in corpus.documents] == ["ok.md"]
+    assert dict(corpus.problems) == {"locked/": "skipped: cannot list this folder (Permission denied)"}
+
+
+def test_a_corpus_under_a_folder_that_may_not_be_searched_says_how_to_fix_it(tmp_path, monkeypatch):
+    def exists(path):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(Path, "exists", exists)
+    with pytest.raises(CorpusError, match=r"^Cannot reach .*docs: Permission denied\. Check that you may open"):
+        load_corpus(tmp_path / "private" / "docs")
