@@ -241,12 +241,11 @@ def _modes(text: str) -> list[str]:
 
 
 def cmd_models(args) -> int:
-    from repobot.engine.models import list_models
-
-    from repobot.engine.models import missing_models
+    from repobot.engine.models import found_models, missing_models
 
     rows = [{"file": m.path.name, "path": str(m.path), "size_mb": round(m.size / 1e6, 1), "known": m.known is not None,
-             "installed": True, "role": m.known.role if m.known else None} for m in list_models()]
+             "installed": True, "role": m.known.role if m.known else None, "problem": m.problem or None}
+            for m in found_models()]
     rows += [{"file": e.file, "path": None, "size_mb": round(e.size_bytes / 1e6, 1), "known": True, "installed": False,
               "role": e.role, "install": e.install} for e in missing_models()]
     if args.json:
@@ -255,6 +254,7 @@ def cmd_models(args) -> int:
     for r in rows:
         where = r["path"] if r["installed"] else f"not installed: run `{r['install']}`"
         kind = f"{r['role']} model" if r["role"] else "your own (not in the catalogue)"
+        kind = f"unusable: {r['problem']}" if r.get("problem") else kind
         print(f"{r['file']}  {r['size_mb']} MB  {kind}  {where}")
     return 0
 

@@ -59,6 +59,7 @@ class ModelFile(NamedTuple):
     path: Path
     size: int
     known: CatalogEntry | None  # the catalogue entry whose file name matches, if any
+    problem: str = ""  # why it cannot be used, from gguf_problem; "" when it can
 
 
 def catalog() -> dict[str, CatalogEntry]:
@@ -86,15 +87,46 @@ def is_gguf_header(head: bytes) -> bool:
     return head[:4] == b"GGUF"
 
 
-def list_models() -> list[ModelFile]:
-    """Every GGUF in ``models/`` and in the user's models folder."""
+MISSING, UNREADABLE = "it does not exist", "it cannot be read"
+
+
+def gguf_problem(path: Path) -> str:
+    """Why ``path`` cannot be a model, in a few words; "" for a readable file that starts like a GGUF (the size and
+    sha256 of a catalogued model are left to ``check_gguf``).
+
+    >>> gguf_problem(Path("/")), gguf_problem(Path("/no/such.gguf"))
+    ('it is a folder', 'it does not exist')
+    """
+    try:
+        if not path.exists():  # False for a dangling link and for a link loop
+            return "it is a broken symbolic link (its target is missing, or links loop)" if path.is_symlink() else MISSING
+        if not path.is_file():
+            return "it is a folder" if path.is_dir() else "it is not a regular file"
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError as err:
+        return f"{UNREADABLE} ({err.strerror or err})"
+    if not head:
+        return "it is empty"
+    return "" if is_gguf_header(head) else "it is not a GGUF model file (it does not start with GGUF)"
+
+
+def found_models() -> list[ModelFile]:
+    """Every ``*.gguf`` entry in ``models/`` and in the user's models folder; an unusable one says why."""
     known = catalog()
-    found: dict[Path, ModelFile] = {}
+    found: dict[str, ModelFile] = {}
     for folder in (bundled_models_dir(), user_models_dir()):
         if folder.is_dir():
             for path in sorted(folder.glob("*.gguf")):
-                found.setdefault(path.resolve(), ModelFile(path, path.stat().st_size, known.get(path.name)))
+                problem = gguf_problem(path)
+                model = ModelFile(path, 0 if problem else path.stat().st_size, known.get(path.name), problem)
+                found.setdefault(os.path.realpath(path), model)  # realpath: a link loop is no error here
     return list(found.values())
+
+
+def list_models() -> list[ModelFile]:
+    """The usable GGUFs of ``found_models``: those the model picker offers and a model name may choose."""
+    return [m for m in found_models() if not m.problem]
 
 
 def missing_models() -> list[CatalogEntry]:
@@ -107,16 +139,14 @@ def check_gguf(path: Path) -> Path:
     """Return ``path`` if it looks like a usable GGUF, else raise ModelError saying how to fix it."""
     path = Path(path).expanduser()
     entry = catalog().get(path.name)
-    if not path.is_file():
+    problem = gguf_problem(path)
+    if problem == MISSING:
         fix = f"run `{entry.install}`" if entry else "run `make install` for the default model"
         raise ModelError(f"Model file not found: {path}. To get it, {fix}, or pass --model FILE.gguf.")
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(8)
-    except OSError as err:
-        raise ModelError(f"Cannot read model file {path}: {err.strerror}. Check its permissions.") from err
-    if not is_gguf_header(head):
-        raise ModelError(f"{path} is not a GGUF model file. Choose a .gguf chat model (for example from models/).")
+    if problem:
+        fix = f"Delete it and run `{entry.install}`" if entry else "Choose a .gguf chat model (for example from models/)"
+        raise ModelError(f"{path} cannot be used as a model: {problem}. "
+                         f"{'Check its permissions' if problem.startswith(UNREADABLE) else fix}.")
     if entry and (path.stat().st_size != entry.size_bytes or _sha_cached(path) != entry.sha256):
         raise ModelError(f"{path} is corrupt or incomplete (size or sha256 mismatch). Delete it and run `{entry.install}`.")
     return path
@@ -143,10 +173,10 @@ def resolve_model(name: str | None) -> Path:
     if not name:
         return check_gguf(default_model_path())
     candidate = Path(name).expanduser()
-    if candidate.exists() or os.sep in name:
+    if os.path.lexists(candidate) or os.sep in name:  # lexists: a broken link is named as such
         return check_gguf(candidate)
     for folder in (bundled_models_dir(), user_models_dir()):
-        if (folder / name).exists():
+        if os.path.lexists(folder / name):
             return check_gguf(folder / name)
     if name in catalog():
         return check_gguf(bundled_models_dir() / name)  # not installed: the error names its install command

@@ -95,3 +95,57 @@ def test_a_llama_cpp_that_crashes_at_its_first_token_fails_the_install_with_the_
         models.check_first_token(tmp_path / "any.gguf")
     monkeypatch.setattr(models, "_FIRST_TOKEN", "print('ggml: loaded'); print(repr('OK'))")
     assert models.check_first_token(tmp_path / "any.gguf") == "OK"
+
+
+def test_unusable_gguf_entries_are_listed_with_a_reason_and_never_offered(tmp_path, monkeypatch):
+    """A dangling link, a link loop, a folder or an empty file named *.gguf: listed as unusable, never a crash, never
+    in the picker's list or among the names a missing --model suggests, and refused by name in one line."""
+    from repobot.engine.models import found_models, list_models, missing_models
+
+    known = catalog()
+    bundled, own = tmp_path / "bundled", tmp_path / "own"
+    bundled.mkdir(), own.mkdir()
+    monkeypatch.setattr("repobot.engine.models.bundled_models_dir", lambda: bundled)
+    monkeypatch.setattr("repobot.engine.models.user_models_dir", lambda: own)
+    monkeypatch.setattr("repobot.engine.models.catalog", lambda: known)
+    (own / "dangling.gguf").symlink_to(tmp_path / "gone.gguf")
+    (own / "loop.gguf").symlink_to("loop.gguf")
+    (own / "folder.gguf").mkdir()
+    (own / "empty.gguf").touch()
+    (own / "text.gguf").write_text("not a model")
+    (own / "SmolLM2-135M-Instruct.Q4_1.gguf").touch()
+    (own / "mine.gguf").write_bytes(b"GGUF\x03\x00\x00\x00" + b"x" * 100)
+    problems = {m.path.name: m.problem for m in found_models()}
+    assert problems == {
+        "SmolLM2-135M-Instruct.Q4_1.gguf": "it is empty", "dangling.gguf": f"it is a broken symbolic link {LINK}",
+        "empty.gguf": "it is empty", "folder.gguf": "it is a folder", "loop.gguf": f"it is a broken symbolic link {LINK}",
+        "mine.gguf": "", "text.gguf": "it is not a GGUF model file (it does not start with GGUF)"}
+    assert [m.path.name for m in list_models()] == ["mine.gguf"]
+    assert "SmolLM2-135M-Instruct.Q4_1.gguf" in {e.file for e in missing_models()}  # offered with its install command
+    with pytest.raises(ModelError, match="folder.gguf cannot be used as a model: it is a folder. Choose a .gguf"):
+        resolve_model("folder.gguf")
+    with pytest.raises(ModelError, match="loop.gguf cannot be used as a model: it is a broken symbolic link"):
+        resolve_model("loop.gguf")
+    with pytest.raises(ModelError, match="it is empty. Delete it and run `make model-tiny`"):
+        resolve_model("SmolLM2-135M-Instruct.Q4_1.gguf")
+    with pytest.raises(ModelError, match="or one of: mine.gguf.$"):
+        resolve_model("other.gguf")
+
+
+LINK = "(its target is missing, or links loop)"
+
+
+def test_models_cli_lists_an_unusable_entry_with_its_reason(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    (home / "models").mkdir(parents=True)
+    (home / "models" / "loop.gguf").symlink_to("loop.gguf")
+    (home / "models" / "folder.gguf").mkdir()
+    result = subprocess.run([sys.executable, "-m", "repobot", "models"], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "REPOBOT_HOME": str(home)})
+    assert result.returncode == 0 and not result.stderr
+    assert f"loop.gguf  0.0 MB  unusable: it is a broken symbolic link {LINK}  {home / 'models' / 'loop.gguf'}" in result.stdout
+    assert "folder.gguf  0.0 MB  unusable: it is a folder" in result.stdout
