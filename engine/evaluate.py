@@ -14,6 +14,7 @@ False
 from __future__ import annotations
 
 import json
+import stat
 import statistics
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import NamedTuple, Sequence
 from .answer import claims, is_backed
 from .errors import RepoBotError
 from .languages import detect_language
+from .options import clean_question
 from .retrieve import check_mode
 from .text import citations
 
@@ -38,27 +40,16 @@ class Question(NamedTuple):
 
 
 def load_questions(path: str | Path, split: str | None = None) -> list[Question]:
-    """Read a JSONL question set (one split of it); a bad line is an error that names the line and the fix."""
+    """Read a JSONL question set (one split of it); a bad line is an error that names the line and the fix.
+
+    >>> import tempfile; f = Path(tempfile.mkdtemp()) / "q.jsonl"
+    >>> _ = f.write_bytes(b'\\xef\\xbb\\xbf{"question": "Redirects?", "answerable": true}\\n{"question": null}\\n')
+    >>> load_questions(f)
+    Traceback (most recent call last):
+    repobot.engine.errors.RepoBotError: .../q.jsonl:2 is not a question line ('question' must be a JSON string, not None); ...
+    """
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as err:
-        raise RepoBotError(f"Cannot read {path}: {err.strerror or err}. Give eval a JSONL question file.") from err
-    questions = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            text = str(row["question"])
-            questions.append(Question(text, _typed(row, "answerable", bool), _typed(row, "gold_sources", list, []),
-                                      _facts(_typed(row, "key_facts", list, [])),
-                                      str(row.get("language") or detect_language(text)), str(row.get("split", "report"))))
-        except (ValueError, KeyError, TypeError) as err:
-            raise RepoBotError(
-                f"{path}:{number} is not a question line ({err}); each line needs "
-                '{"question": ..., "answerable": true|false, "gold_sources": [...], "key_facts": [...]}.'
-            ) from err
+    questions = [_question(line, f"{path}:{number}") for number, line in enumerate(_lines(path), 1) if line.strip()]
     if split:
         if split not in SPLITS:
             raise RepoBotError(f"Unknown split {split!r}: choose one of {', '.join(SPLITS)}.")
@@ -68,19 +59,95 @@ def load_questions(path: str | Path, split: str | None = None) -> list[Question]
     return questions
 
 
+def _lines(path: Path) -> list[str]:
+    """The lines of a regular file of UTF-8 text (a byte-order mark at its start is allowed)."""
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a pipe would wait for a writer forever, a device never end
+            raise RepoBotError(f"{path} is not a regular file (a folder, pipe or device); give eval a JSONL question file.")
+        data = path.read_bytes()
+    except OSError as err:
+        raise RepoBotError(f"Cannot read {path}: {err.strerror or err}. Give eval a JSONL question file.") from err
+    try:
+        return data.decode("utf-8-sig").split("\n")  # not splitlines(): JSON strings may hold U+2028 or U+0085
+    except UnicodeDecodeError as err:
+        line = err.object.count(b"\n", 0, err.start) + 1
+        raise RepoBotError(f"{path}:{line} is not UTF-8 text (byte 0x{err.object[err.start]:02x}); "
+                           "save the file as UTF-8 and run eval again.") from None
+
+
+def _question(line: str, where: str) -> Question:
+    """One line of a question file; ``where`` (FILE:LINE) and the field at fault are named when it is not one."""
+    try:
+        row = json.loads(line)
+        if not isinstance(row, dict):
+            raise TypeError(f"a line must be a JSON object, not {_short(row)}")
+        text = _question_text(row)
+        return Question(text, _typed(row, "answerable", bool), _strings(row, "gold_sources"),
+                        _facts(_typed(row, "key_facts", list, [])),
+                        _typed(row, "language", str, "") or detect_language(text), _split(row))
+    except (ValueError, KeyError, TypeError, RecursionError) as err:
+        reason = "nested too deeply" if isinstance(err, RecursionError) else err
+        raise RepoBotError(
+            f"{where} is not a question line ({reason}); each line needs "
+            '{"question": "...", "answerable": true|false, "gold_sources": ["file.md", ...], "key_facts": [...]}, '
+            'optionally "language": "en" and "split": "calibrate"|"report".'
+        ) from None
+
+
+def _question_text(row: dict) -> str:
+    """The question, a string that is not empty once control characters are dropped (as ``ask`` would refuse it)."""
+    text = _typed(row, "question", str)
+    try:
+        clean_question(text)
+    except RepoBotError:
+        raise ValueError("'question' is empty") from None
+    return text
+
+
+KINDS = {bool: "true or false", list: "list", str: "string"}
+
+
 def _typed(row: dict, key: str, kind: type, default=None):
     """``row[key]``, which must be of ``kind`` ("a.md" is not a list of sources); ``default`` when absent."""
-    value = row.get(key, default) if default is not None else row[key]
+    if key not in row and default is None:
+        raise ValueError(f"{key!r} is missing")
+    value = row.get(key, default)
     if not isinstance(value, kind):
-        raise TypeError(f"{key!r} must be a JSON {'true or false' if kind is bool else 'list'}, not {value!r}")
+        raise TypeError(f"{key!r} must be a JSON {KINDS[kind]}, not {_short(value)}")
     return value
+
+
+def _strings(row: dict, key: str) -> list[str]:
+    """``row[key]``, a list of strings (an empty one when absent)."""
+    values = _typed(row, key, list, [])
+    if not all(isinstance(v, str) for v in values):
+        raise TypeError(f"{key!r} must be a JSON list of strings, not {_short(values)}")
+    return values
+
+
+def _split(row: dict) -> str:
+    """The question's split, one of SPLITS ("report" when absent)."""
+    split = _typed(row, "split", str, "report")
+    if split not in SPLITS:
+        raise ValueError(f"'split' must be one of {', '.join(SPLITS)}, not {_short(split)}")
+    return split
 
 
 def _facts(facts: list) -> list:
     """Key facts: each a string, or a list of alternative strings."""
     if not all(isinstance(f, str) or (isinstance(f, list) and all(isinstance(a, str) for a in f)) for f in facts):
-        raise TypeError(f"each key fact must be a string or a list of strings, not {facts!r}")
+        raise TypeError(f"each key fact must be a string or a list of strings, not {_short(facts)}")
     return facts
+
+
+def _short(value, chars: int = 60) -> str:
+    """``repr(value)``, cut to ``chars`` characters so that a message stays short.
+
+    >>> _short("x" * 100, 10)
+    "'xxxxxxxx…"
+    """
+    text = repr(value)
+    return text if len(text) <= chars else text[:chars - 1] + "…"
 
 
 def reciprocal_rank(retrieved: Sequence[str], gold: Sequence[str]) -> float:

@@ -1,6 +1,8 @@
 """repobot eval on a small fixture, with deterministic fakes."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -63,6 +65,15 @@ def test_bad_question_file_names_the_line(tmp_path):
     ('{"question": "q", "answerable": true, "key_facts": "None"}', "'key_facts' must be a JSON list"),
     ('{"question": "q", "answerable": true, "key_facts": [5]}', "each key fact must be a string"),
     ('{"question": "q", "answerable": "false"}', "'answerable' must be a JSON true or false"),
+    ('{"question": null, "answerable": true}', "'question' must be a JSON string, not None"),
+    ('{"answerable": true}', "'question' is missing"),
+    ('{"question": " \\u0000 ", "answerable": true}', "'question' is empty"),
+    ('{"question": "q", "answerable": true, "gold_sources": ["a.md", 1]}', "'gold_sources' must be a JSON list of strings"),
+    ('{"question": "q", "answerable": true, "language": 5}', "'language' must be a JSON string, not 5"),
+    ('{"question": "q", "answerable": true, "split": ["report"]}', "'split' must be a JSON string"),
+    ('{"question": "q", "answerable": true, "split": "repot"}', "'split' must be one of calibrate, report"),
+    ('["q", true]', "a line must be a JSON object"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
 ])
 def test_a_question_line_of_the_wrong_shape_is_refused_before_any_answer(tmp_path, line, says):
     """A string where a list belongs would be read letter by letter, and score as if it held."""
@@ -70,3 +81,29 @@ def test_a_question_line_of_the_wrong_shape_is_refused_before_any_answer(tmp_pat
     path.write_text(line + "\n", encoding="utf-8")
     with pytest.raises(RepoBotError, match=f"q.jsonl:1 .*{says}"):
         load_questions(path)
+
+
+def test_a_question_file_that_is_not_utf8_text_in_a_regular_file_is_refused_in_one_line(tmp_path):
+    """Bad bytes name their line; a pipe is refused instead of waited on; a byte-order mark is only an encoding."""
+    import os
+
+    good = b'{"question": "Redirects?", "answerable": true}\n'
+    path = tmp_path / "q.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + good + b'{"question": "caf\xe9?", "answerable": true}\n')
+    with pytest.raises(RepoBotError, match=r"q.jsonl:2 is not UTF-8 text \(byte 0xe9\); save the file as UTF-8"):
+        load_questions(path)
+    path.write_bytes(b"\xef\xbb\xbf" + good + '{"question": "Line\u2028separator?", "answerable": true}\n'.encode())
+    assert [q.question for q in load_questions(path)] == ["Redirects?", "Line\u2028separator?"]
+    os.mkfifo(tmp_path / "fifo.jsonl")
+    for not_a_file in (tmp_path / "fifo.jsonl", tmp_path):
+        with pytest.raises(RepoBotError, match="is not a regular file .*give eval a JSONL question file"):
+            load_questions(not_a_file)
+
+
+def test_question_file_errors_are_one_line_with_exit_2(tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"question": "q", "answerable": true}\n{"question": "", "answerable": true}\n', encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "repobot", "eval", str(path), "--no-answers", "--corpus", str(tmp_path)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and result.stderr.startswith(f"repobot: {path}:2 is not a question line ('question' is empty)")
+    assert len(result.stderr.strip().splitlines()) == 1
