@@ -20,7 +20,7 @@ import threading
 import time
 
 from .parser import build_parser
-from .report import print_answer, print_index
+from .report import one_line, print_answer, print_index
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args) or 0
     except RepoBotError as err:
-        print(f"repobot: {err}", file=sys.stderr)
+        print(one_line(f"repobot: {err}"), file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("repobot: interrupted", file=sys.stderr)
@@ -64,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as err:  # a bug: still one line, with how to see more
         if os.environ.get("REPOBOT_DEBUG"):
             raise
-        print(f"repobot: unexpected error: {type(err).__name__}: {err} (set REPOBOT_DEBUG=1 for details)", file=sys.stderr)
+        print(one_line(f"repobot: unexpected error: {type(err).__name__}: {err} (set REPOBOT_DEBUG=1 for details)"),
+              file=sys.stderr)
         return 1
 
 
@@ -124,6 +125,8 @@ def cmd_search(args) -> int:
         return 0
     if rewritten:
         print(f"Searched for: {rewritten}")
+    if not hits:
+        print(one_line(f"No passage matches {args.question!r}: try other words, or --mode dense."), file=sys.stderr)
     for h in hits:
         print(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}  {h.chunk.heading}  ({h.score:.4f})")
     return 0
@@ -165,9 +168,9 @@ def cmd_ask(args) -> int:
     try:
         history.record(args.conversation, answer)
     except RepoBotError as err:  # the answer is still given; only its saved copy is missing
-        print(f"warning: {err}", file=sys.stderr)
+        print(one_line(f"warning: {err}"), file=sys.stderr)
     for note in [history.note] if history.note else []:
-        print(f"note: {note}", file=sys.stderr)
+        print(one_line(f"note: {note}"), file=sys.stderr)
     if args.json:
         print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
         return 0
@@ -185,7 +188,7 @@ def cmd_history(args) -> int:
         corpus_folder(args.corpus)
     history = Collection(args.corpus, ModelSet()).history
     if history.note:
-        print(f"note: {history.note}", file=sys.stderr)
+        print(one_line(f"note: {history.note}"), file=sys.stderr)
     if args.export is not None:
         print(conversation_markdown(history.turns(args.export), title=history.title(args.export)))
         return 0

@@ -10,6 +10,8 @@ from repobot.engine.evaluate import SPLITS
 from repobot.engine.languages import LANGUAGE_CHOICES
 from repobot.engine.retrieve import MODES
 
+from .report import one_line
+
 
 def usage_error(prog: str, message: str) -> str:
     """argparse's complaint as RepoBot's one line: what is wrong, and where to read how to fix it. A folder given
@@ -32,19 +34,34 @@ class Parser(argparse.ArgumentParser):
     Unrecognized arguments are blamed on the sub-command they were given to."""
 
     def error(self, message: str):
-        self.exit(2, usage_error(self.prog, message) + "\n")
+        self.exit(2, one_line(usage_error(self.prog, message)) + "\n")
 
     def parse_args(self, args=None, namespace=None):
         parsed, extra = self.parse_known_args(args, namespace)
         if extra:
             command = getattr(parsed, "command", None)
             prog = f"{self.prog} {command}" if command else self.prog
-            self.exit(2, usage_error(prog, f"unrecognized arguments: {' '.join(extra)}") + "\n")
+            self.exit(2, one_line(usage_error(prog, f"unrecognized arguments: {' '.join(extra)}")) + "\n")
         return parsed
 
 
 def corpus_arg(p) -> None:
-    p.add_argument("--corpus", help="folder of markdown files (default: RepoBot's own user guide)")
+    p.add_argument("--corpus", type=folder_name, help="folder of markdown files (default: RepoBot's own user guide)")
+
+
+def folder_name(text: str) -> str:
+    """A ``--corpus`` value: any text but an empty one, which would quietly mean RepoBot's own guide.
+
+    >>> folder_name("~/docs")
+    '~/docs'
+    >>> folder_name(" ")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: it is empty: give a folder of markdown files, or leave --corpus out for RepoBot's guide
+    """
+    if not text.strip():
+        raise argparse.ArgumentTypeError("it is empty: give a folder of markdown files, or leave --corpus out for "
+                                         "RepoBot's guide")
+    return text
 
 
 def retrieval_args(p) -> None:

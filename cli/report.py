@@ -7,6 +7,16 @@ from typing import TextIO
 from repobot.engine.languages import language
 from repobot.engine.result import Answer
 
+def one_line(text: str) -> str:
+    r"""``text`` as one printable line: a newline, a terminal escape or an undecodable byte kept from a
+    file name or an argument is shown escaped, not sent to the terminal.
+
+    >>> print(one_line("cannot read a\nb.md \x1b[31m café \udcff"))
+    cannot read a\nb.md \x1b[31m café \udcff
+    """
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
 STATUS_MARK = {"supported": "✓", "miscited": "↺", "unsupported": "✗", "uncited": "?", "exempt": "·"}
 
 
@@ -47,9 +57,9 @@ def print_answer(answer: Answer, out: TextIO) -> None:
 def print_index(pipe, report, problems: list[dict], out: TextIO, err: TextIO) -> None:
     collection = pipe.collection
     for note in collection.notes:
-        print(f"note: {note}", file=err)
+        print(one_line(f"note: {note}"), file=err)
     for p in problems:
-        print(f"warning: {p['source']}: {p['problem']}", file=err)
+        print(one_line(f"warning: {p['source']}: {p['problem']}"), file=err)
     if collection.available:
         chosen = ", ".join(sorted(collection.selected)) if collection.selected else "all"
         have = ", ".join(f"{k} {v}" for k, v in sorted(collection.available.items()))

@@ -189,7 +189,8 @@ def allowed_chunks(index: Index, version: str | None) -> set[int] | None:
     allowed = {i for i, c in enumerate(index.chunks) if c.version == version}
     if not allowed:
         versions = sorted({c.version for c in index.chunks if c.version})
-        raise RepoBotError(f"No chunks of version {version!r}; known versions: {', '.join(versions) or 'none'}.")
+        fix = f"choose one of {', '.join(versions)}" if versions else "this folder has no versioned pages"
+        raise RepoBotError(f"No chunks of version {version!r}: {fix}, or leave out --docs-version.")
     return allowed
 
 

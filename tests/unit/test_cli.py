@@ -1,6 +1,7 @@
 """The command line: one-line errors with a non-zero exit, never a traceback."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -35,6 +36,9 @@ def test_check_reads_stdin_and_prints_the_lesson_json():
         (["index", "/"], "Give a folder as --corpus /"),
         (["ask"], "the following arguments are required: question. See `repobot ask --help`"),
         (["search", "x", "--k", "many"], "invalid int value"),
+        (["search", "x", "--corpus", ""], "--corpus: it is empty: give a folder of markdown files"),
+        (["index", "--corpus", "/no/such\nfolder\x1b[31m"], "No such folder: /no/such\\nfolder\\x1b[31m."),
+        (["search", "x", "a\nb"], "unrecognized arguments: a\\nb."),
     ],
 )
 def test_errors_are_one_line_with_non_zero_exit(args, message):
@@ -53,6 +57,19 @@ def test_empty_folder_and_not_a_gguf(tmp_path):
     fake.write_bytes(b"not a model at all")
     result = repobot("ask", "question?", "--model", str(fake))
     assert result.returncode == 2 and "is not a GGUF model file" in result.stderr
+
+
+def test_a_search_without_hits_and_an_unknown_docs_version_say_what_to_try(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# Clients\n\nReuse one client for many requests.\n")
+    env = {**os.environ, "REPOBOT_HOME": str(tmp_path / "home")}
+    nothing = repobot("search", "zzzqqq", "--corpus", str(tmp_path / "docs"), "--mode", "bm25", env=env)
+    assert (nothing.returncode, nothing.stdout) == (0, "")
+    assert nothing.stderr == "No passage matches 'zzzqqq': try other words, or --mode dense.\n"
+    version = repobot("search", "client", "--corpus", str(tmp_path / "docs"), "--docs-version", "v9", env=env)
+    assert version.returncode == 2
+    assert version.stderr == ("repobot: No chunks of version 'v9': this folder has no versioned pages, "
+                              "or leave out --docs-version.\n")
 
 
 def test_version_and_help():

@@ -1,4 +1,4 @@
-"""Every engine module's worked examples (docstrings) hold, and the desktop's and the CLI's pure ones (render, tasks, settings, watch, preflight, progress, parser)."""
+"""Every engine module's worked examples (docstrings) hold, and the desktop's and the CLI's pure ones (render, tasks, settings, watch, preflight, progress, parser, report)."""
 
 import doctest
 import importlib
@@ -11,7 +11,7 @@ import repobot.engine as engine
 MODULES = [f"repobot.engine.{m.name}" for m in pkgutil.iter_modules(engine.__path__)]
 MODULES += ["repobot.desktop.render", "repobot.desktop.tasks", "repobot.desktop.settings", "repobot.desktop.watch",
             "repobot.desktop.preflight", "repobot.desktop.elf", "repobot.cli.progress", "repobot.cli.main",
-            "repobot.cli.parser", "repobot.desktop.app"]
+            "repobot.cli.parser", "repobot.cli.report", "repobot.desktop.app"]
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
