@@ -17,6 +17,7 @@ OFFLINE_SWITCHES = {
     "TRANSFORMERS_OFFLINE": "1",
     "HF_DATASETS_OFFLINE": "1",
     "HF_HUB_DISABLE_TELEMETRY": "1",
+    "ORT_DISABLE_TELEMETRY": "1",  # onnxruntime: no device id written to ~/.cache/Microsoft at each start
     "TOKENIZERS_PARALLELISM": "false",
     "HF_HUB_DISABLE_PROGRESS_BARS": "1",
     "TRANSFORMERS_VERBOSITY": "error",

@@ -68,6 +68,19 @@ def test_cli_ask_inside_a_network_namespace_without_network(docs, tmp_path):
     assert "redirect" in data["final_answer"].lower() and data["verdict"] != "not_found"
 
 
+def test_indexing_writes_nothing_outside_repobots_data_folder(docs, tmp_path):
+    # onnxruntime wrote a telemetry device id to ~/.cache/Microsoft at each start (and warned when it could not).
+    home = tmp_path / "user"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "REPOBOT_HOME": str(tmp_path / "data")}
+    env.pop("ORT_DISABLE_TELEMETRY", None)  # set in this process by RepoBot itself: the child must set it too
+    result = subprocess.run([sys.executable, "-m", "repobot", "index", "--corpus", str(docs)],
+                            capture_output=True, text=True, timeout=600, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "telemetry" not in result.stderr
+    assert list(home.rglob("*")) == []
+
+
 def test_injected_instructions_cannot_produce_an_accepted_invalid_citation(tmp_path, models):
     (tmp_path / "evil.md").write_text(
         "# Redirects\n\nHTTPX does not follow redirects by default.\n\n"
