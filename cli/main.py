@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -25,6 +26,7 @@ from .report import one_line, print_answer, print_index
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
 EXIT_PIPE = 141  # as a shell reports a command stopped by SIGPIPE
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
 def run(argv: list[str] | None = None) -> int:
@@ -35,6 +37,9 @@ def run(argv: list[str] | None = None) -> int:
     for the embedder's threads at exit, and the process would abort inside onnxruntime.
     """
     signal.signal(signal.SIGINT, _interrupt_once)
+    for stream, errors in ((sys.stdin, "replace"), (sys.stdout, "backslashreplace"), (sys.stderr, "backslashreplace")):
+        if hasattr(stream, "reconfigure"):  # bytes that are not UTF-8, in a file name or piped in, never stop a command
+            stream.reconfigure(errors=errors)
     return main(sys.argv[1:] if argv is None else argv)
 
 
@@ -51,7 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     from repobot.engine.errors import RepoBotError
 
     try:
-        return COMMANDS[args.command](args) or 0
+        code = COMMANDS[args.command](args) or 0
+        sys.stdout.flush()  # a full disk or a closed pipe is found here, not after main() has returned
+        return code
     except RepoBotError as err:
         print(one_line(f"repobot: {err}"), file=sys.stderr)
         return EXIT_USER_ERROR
@@ -59,14 +66,26 @@ def main(argv: list[str] | None = None) -> int:
         print("repobot: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `repobot history | head` closed the pipe: nothing more to say, to anyone
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _discard_output()
         return EXIT_PIPE
+    except OSError as err:
+        if err.errno not in DISK_FULL or os.environ.get("REPOBOT_DEBUG"):
+            raise
+        _discard_output()
+        print(one_line(f"repobot: cannot write {err.filename or 'the output'}: {err.strerror}. Free some space "
+                       "(or write the output elsewhere) and run it again."), file=sys.stderr)
+        return EXIT_USER_ERROR
     except Exception as err:  # a bug: still one line, with how to see more
         if os.environ.get("REPOBOT_DEBUG"):
             raise
         print(one_line(f"repobot: unexpected error: {type(err).__name__}: {err} (set REPOBOT_DEBUG=1 for details)"),
               file=sys.stderr)
         return 1
+
+
+def _discard_output() -> None:
+    """What is left in stdout's buffer goes nowhere, so that Python's last flush at exit cannot fail again."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _pipeline(args, *, with_model: bool = False):
@@ -210,6 +229,9 @@ def cmd_check(args) -> int:
 
     if args.n_docs < 0:
         raise RepoBotError("--n-docs must be 0 or more.")
+    if sys.stdin is None:
+        raise RepoBotError("check reads the answer on its standard input, which is closed: "
+                           "run `repobot check --n-docs 5 < answer.txt`.")
     text = sys.stdin.read()
     print(json.dumps(check_citations(text, args.n_docs)._asdict(), ensure_ascii=False))
     return 0

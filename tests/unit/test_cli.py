@@ -72,6 +72,23 @@ def test_a_search_without_hits_and_an_unknown_docs_version_say_what_to_try(tmp_p
                               "or leave out --docs-version.\n")
 
 
+def test_output_to_a_full_disk_closed_stdin_and_undecodable_bytes_end_in_one_line(tmp_path):
+    strict = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
+    latin1 = subprocess.run([sys.executable, "-m", "repobot", "check", "--n-docs", "2"], input=b"caf\xe9 [1].",
+                            capture_output=True, env=strict, timeout=300)
+    assert (latin1.returncode, json.loads(latin1.stdout)["cited"]) == (0, [1])
+    closed = subprocess.run(f"{sys.executable} -m repobot check --n-docs 2 <&-", shell=True, capture_output=True,
+                            text=True, timeout=300)
+    assert closed.returncode == 2
+    assert closed.stderr.startswith("repobot: check reads the answer on its standard input, which is closed")
+    if os.path.exists("/dev/full"):
+        full = subprocess.run(f"{sys.executable} -m repobot check --n-docs 2 > /dev/full", shell=True, input="x [1].",
+                              capture_output=True, text=True, timeout=300)
+        assert full.returncode == 2
+        assert full.stderr == ("repobot: cannot write the output: No space left on device. Free some space (or write "
+                               "the output elsewhere) and run it again.\n")
+
+
 def test_version_and_help():
     assert repobot("--version").stdout.startswith("repobot ")
     assert "ask" in repobot("--help").stdout
