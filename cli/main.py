@@ -208,6 +208,11 @@ def cmd_history(args) -> int:
     history = Collection(args.corpus, ModelSet()).history
     if history.note:
         print(one_line(f"note: {history.note}"), file=sys.stderr)
+    if args.export is not None and args.json:
+        turns = [answer.to_json() for answer in history.turns(args.export)]
+        print(json.dumps({"id": args.export, "title": history.title(args.export), "turns": turns},
+                         ensure_ascii=False, indent=2))
+        return 0
     if args.export is not None:
         print(conversation_markdown(history.turns(args.export), title=history.title(args.export)))
         return 0
@@ -238,8 +243,11 @@ def cmd_check(args) -> int:
 
 
 def cmd_eval(args) -> int:
+    from repobot.engine.errors import RepoBotError
     from repobot.engine.evaluate import evaluate, format_table, load_questions
 
+    if args.no_answers and args.model:
+        raise RepoBotError("--model chooses the model that answers, and --no-answers answers nothing: drop one of them.")
     modes = _modes(args.modes)
     questions = load_questions(args.questions, args.split)
     pipe = _pipeline(args, with_model=not args.no_answers)

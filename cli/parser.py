@@ -109,8 +109,8 @@ def eval_args(p) -> None:
 def history_args(p) -> None:
     corpus_arg(p)
     p.add_argument("--search", default="", help="only conversations whose text contains this")
-    p.add_argument("--export", type=int, metavar="ID", help="print conversation ID as markdown")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--export", type=int, metavar="ID", help="print conversation ID as markdown (with --json: as JSON)")
+    p.add_argument("--json", action="store_true", help="print JSON")
 
 
 def gui_args(p) -> None:

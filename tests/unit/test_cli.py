@@ -31,6 +31,7 @@ def test_check_reads_stdin_and_prints_the_lesson_json():
         (["search", "x", "--k", "0"], "--k must be at least 1"),
         (["eval", "questions.jsonl", "--modes", ","], "--modes takes one or more of hybrid,bm25,dense"),
         (["eval", "questions.jsonl", "--modes", "hybrid,fast"], "(not fast)"),
+        (["eval", "questions.jsonl", "--no-answers", "--model", "x.gguf"], "--no-answers answers nothing: drop one"),
         (["gui", "--open-source", "1"], "--open-source N opens source N"),
         (["gui", "--ask", "Why?", "--open-source", "0"], "--open-source N opens source N"),
         (["index", "/"], "Give a folder as --corpus /"),

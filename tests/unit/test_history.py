@@ -82,6 +82,8 @@ def test_history_cli_lists_and_exports(tmp_path, answered, monkeypatch):
     assert listed[0]["id"] == conversation and listed[0]["turns"] == 1
     exported = run("--export", str(conversation))
     assert exported.returncode == 0 and "*Verdict: verified.*" in exported.stdout
+    as_json = json.loads(run("--export", str(conversation), "--json").stdout)
+    assert as_json["id"] == conversation and as_json["turns"] == [answer.to_json()]
     missing = run("--export", "999")
     assert missing.returncode == 2 and "No conversation 999" in missing.stderr and "Traceback" not in missing.stderr
     assert store_dir(pipe.corpus.resolve()).joinpath("history.sqlite3").is_file()
@@ -107,3 +109,36 @@ def test_a_locked_history_is_neither_set_aside_nor_a_crash(tmp_path, answered):
         other.close()
     assert not list(tmp_path.glob("history.damaged-*"))
     assert [a.question for a in History(path).turns(conversation)] == [answer.question]
+
+
+def test_an_id_too_big_for_sqlite_is_an_unknown_conversation(tmp_path, answered):
+    _, answer = answered
+    history = History(tmp_path / "history.sqlite3")
+    conversation = history.record(None, answer)
+    with pytest.raises(RepoBotError, match=f"No conversation {10**23} .* known ids: {conversation}"):
+        history.turns(10**23)
+    assert history.context(-(10**30)) == []
+
+
+def test_search_is_plain_text_of_any_length_even_with_undecodable_bytes(tmp_path, answered):
+    """SQLite refuses a LIKE pattern over 50,000 bytes, reads % and _ in it as wildcards, and cannot take the lone
+    surrogates that stand for a non-UTF-8 argument's bytes."""
+    _, answer = answered
+    history = History(tmp_path / "history.sqlite3")
+    conversation = history.record(None, answer)
+    assert [c.id for c in history.conversations(" httpx DOES NOT follow ")] == [conversation]  # in the answer
+    assert history.conversations("x" * 50_000) == [] and history.conversations("redirects" * 20_000) == []
+    assert history.conversations("%") == [] and history.conversations("follow_redirects") == []
+    assert history.conversations("redirects\udcff") == []
+
+
+def test_history_cli_hostile_arguments_end_in_one_line(answered):
+    pipe, answer = answered
+    pipe.collection.history.record(None, answer)
+    run = lambda *args: subprocess.run([sys.executable, "-m", "repobot", "history", "--corpus", str(pipe.corpus), *args],
+                                       capture_output=True, timeout=120)
+    missing = run("--export", "9" * 24)
+    assert missing.returncode == 2 and missing.stderr.decode().startswith(f"repobot: No conversation {'9' * 24} ")
+    for search in (b"redirects\xff", "x" * 50_000):  # bytes: the argument is not UTF-8
+        found = run("--search", search)
+        assert found.returncode == 0 and found.stdout.startswith(b"No saved conversations containing") and not found.stderr
