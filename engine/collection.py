@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from . import config
-from .errors import IndexStoreError, RepoBotError
+from .errors import IndexStoreError, RepoBotError, unwritable_data_folder
 from .files import write_json_atomic
 from .history import History
 from .index import Index, Progress, UpdateReport, embed_pending, update_index
 from .load import Corpus, Skipped, load_corpus, select_languages
 from .registry import ModelSet
-from .store import DiskCheckpoint, load_index, save_index, store_dir
+from .store import DiskCheckpoint, load_index, prepared_store_dir, save_index, store_dir
 from .twins import TwinIndex, twin_index
 
 
@@ -69,6 +69,7 @@ class Collection:
         """
         started = time.perf_counter()
         corpus = load_corpus(self.root)
+        prepared_store_dir(corpus.root)  # a data folder that cannot be written is said now, not after the work
         self.available = corpus.languages
         chosen = self._asked or self.chosen_languages()
         corpus = select_languages(corpus, chosen if chosen is not None else default_languages(corpus))
@@ -155,9 +156,13 @@ class Collection:
         return frozenset(chosen) if isinstance(chosen, list) and chosen else None
 
     def choose_languages(self, languages: Iterable[str] | None) -> None:
-        """Index only these languages from now on (None or empty: the default again)."""
+        """Index only these languages from now on (None or empty: the default again); RepoBotError if the data
+        folder cannot be written."""
         chosen = sorted({code.strip().lower() for code in languages or () if code.strip()})
-        write_json_atomic(self._settings, {"languages": chosen or None})
+        try:
+            write_json_atomic(self._settings, {"languages": chosen or None})
+        except OSError as err:
+            raise unwritable_data_folder(config.data_dir(), err) from err
 
     @property
     def history(self) -> History:

@@ -26,6 +26,16 @@ class IndexStoreError(RepoBotError):
     """The persisted index cannot be used."""
 
 
+def unwritable_data_folder(folder: object, err: OSError) -> RepoBotError:
+    """The one line for a data folder RepoBot cannot write: read-only, full, or a file where a folder should be.
+
+    >>> print(unwritable_data_folder("/x", PermissionError(13, "Permission denied")))
+    RepoBot cannot write its data folder /x (Permission denied): make it a folder you can write, or set REPOBOT_HOME to one.
+    """
+    return RepoBotError(f"RepoBot cannot write its data folder {folder} ({err.strerror or err}): make it a folder "
+                        "you can write, or set REPOBOT_HOME to one.")
+
+
 class Cancelled(Exception):
     """Raised inside long work when the user pressed Stop or Cancel."""
 

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from .errors import RepoBotError
+from .errors import RepoBotError, unwritable_data_folder
 from .result import Answer, answer_from_json, answer_json
 
 SCHEMA = """
@@ -56,8 +56,7 @@ class History:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = self._open()
         except OSError as err:
-            raise RepoBotError(f"The conversation history cannot be kept in {self.path.parent} ({err.strerror or err}); "
-                               "check that it is writable, or set REPOBOT_HOME to a folder that is.") from err
+            raise unwritable_data_folder(self.path.parent, err) from err
         except sqlite3.OperationalError as err:  # locked, or unreadable: the file is sound, so it is never set aside
             raise RepoBotError(f"The conversation history {self.path} cannot be opened now ({err}); close other "
                                "RepoBot windows or commands using it and try again.") from err
