@@ -96,6 +96,8 @@ class History:
     def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
         try:
             return self._db.execute(sql, args).fetchall()
+        except OverflowError:  # an id past SQLite's 64-bit integers (`--export 1e24`): no row can have it
+            return []
         except sqlite3.Error as err:
             raise RepoBotError(f"The conversation history could not be read ({err}); try again, or close other "
                                "RepoBot windows or commands using it.") from err
@@ -115,17 +117,17 @@ class History:
         self._write("DELETE FROM conversations WHERE id = ?", (conversation,))
 
     def conversations(self, search: str = "") -> list[ConversationInfo]:
-        """Newest first; ``search`` keeps those whose title, questions or answers contain it (SQLite ignores the
-        case of ASCII letters only, and reads ``%`` and ``_`` in it as wildcards)."""
-        pattern = f"%{search.strip().lower()}%"
+        """Newest first; ``search`` keeps those whose title, questions or answers contain it as plain text, of any
+        length (SQLite ignores the case of ASCII letters only)."""
+        text = searchable(search).strip().lower()
         rows = self._read(
             """SELECT c.id, c.title, c.created, c.updated, COUNT(t.id) FROM conversations c
                LEFT JOIN turns t ON t.conversation = c.id
-               WHERE ? = '%%' OR lower(c.title) LIKE ? OR c.id IN (
-                   SELECT conversation FROM turns WHERE lower(question) LIKE ? OR lower(answer) LIKE ?)
+               WHERE ? = '' OR instr(lower(c.title), ?) OR c.id IN (
+                   SELECT conversation FROM turns WHERE instr(lower(question), ?) OR instr(lower(answer), ?))
                GROUP BY c.id ORDER BY c.updated DESC, c.id DESC""",
-            (pattern, pattern, pattern, pattern),
-        )
+            (text, text, text, text),
+        )  # instr, not LIKE: a LIKE pattern over 50,000 bytes is an error, and % and _ in it would be wildcards
         return [ConversationInfo(*row) for row in rows]
 
     def _need(self, conversation: int) -> None:
@@ -174,3 +176,13 @@ class History:
     def title(self, conversation: int) -> str:
         self._need(conversation)
         return self._read("SELECT title FROM conversations WHERE id = ?", (conversation,))[0][0]
+
+
+def searchable(text: str) -> str:
+    """``text`` with each lone surrogate (how Python keeps the undecodable bytes of a non-UTF-8 argument) made
+    U+FFFD, which SQLite can take.
+
+    >>> searchable("caf\\udce9"), searchable("café")
+    ('caf\ufffd', 'café')
+    """
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
