@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from repobot.engine.config import default_corpus
+from repobot.engine.errors import RepoBotError
 from repobot.engine.pipeline import AskOptions, Done, Drafting, Pipeline, Preview, Retrieved, Token
 from repobot.engine.registry import ModelSet
 
@@ -198,9 +199,8 @@ class Controller(QObject):
         """Index only these languages of a translated tree from now on (remembered for the folder), then re-index."""
         try:
             self.pipeline(root).collection.choose_languages(languages)
-        except OSError as err:
-            self.error.emit(f"The languages could not be saved ({err.strerror}); check that RepoBot's data folder is "
-                            "writable, then choose them again.")
+        except RepoBotError as err:  # the data folder cannot be written: the choice and the index stay as they were
+            self.error.emit(str(err))
             return
         self.index(root)
 

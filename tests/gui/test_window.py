@@ -492,3 +492,21 @@ def test_the_languages_of_a_translated_tree_are_chosen_in_the_window(window, qtb
     monkeypatch.setattr(LanguagesDialog, "exec", untick_all)
     panel.languages_button.click()
     assert c.indexed_reports[str(root)].languages == ("en", "zh")
+
+
+def test_a_language_choice_that_cannot_be_saved_is_said_in_the_window(window, monkeypatch):
+    from repobot.engine.collection import Collection
+    from repobot.engine.errors import unwritable_data_folder
+
+    def refuse(self, languages):
+        raise unwritable_data_folder("/data", PermissionError(13, "Permission denied"))
+
+    monkeypatch.setattr(Collection, "choose_languages", refuse)
+    win = window()
+    errors, indexed = [], []
+    win.controller.error.connect(errors.append)
+    win.controller.indexing.connect(indexed.append)
+    win.controller.choose_languages(win.controller.bundled, ["en", "zh"])
+    assert errors == ["RepoBot cannot write its data folder /data (Permission denied): make it a folder you can "
+                      "write, or set REPOBOT_HOME to one."]
+    assert indexed == []  # nothing re-indexed with a choice that was not kept
