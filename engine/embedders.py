@@ -139,8 +139,11 @@ def chosen(*, remeasure: bool = False) -> str:
 def remember(measurements: list[Measurement], key: str) -> str:
     passed = [m for m in measurements if m.passed] or [m for m in measurements if m.name == "torch"] or measurements
     best = max(passed, key=lambda m: m.chunks_per_s)
-    write_json_atomic(choice_file(), {"machine": key, "choice": best.name,
-                                      "measured": [m._asdict() for m in measurements], "at": time.time()})
+    try:
+        write_json_atomic(choice_file(), {"machine": key, "choice": best.name,
+                                          "measured": [m._asdict() for m in measurements], "at": time.time()})
+    except OSError:  # a data folder that cannot be written: measured again next time (saving the index says why)
+        pass
     return best.name
 
 

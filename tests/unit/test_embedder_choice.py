@@ -48,3 +48,12 @@ def test_an_installation_with_one_path_does_not_measure(monkeypatch):
     monkeypatch.setattr(embedders, "available", lambda: ["int8"])
     monkeypatch.setattr(embedders, "measure", lambda *a: (_ for _ in ()).throw(AssertionError("measured")))
     assert embedders.chosen() == "int8"
+
+
+def test_a_choice_that_cannot_be_remembered_is_still_used(monkeypatch, tmp_path):
+    (tmp_path / "home").write_text("a file where RepoBot's data folder should be")
+    monkeypatch.setenv("REPOBOT_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(embedders, "FACTORIES", {"torch": fake("torch", 0.002), "onnx": fake("onnx", 0.0005)})
+    monkeypatch.setattr(embedders, "available", lambda: ["onnx", "torch"])
+    assert embedders.chosen() == "onnx"
+    assert embedders.last_measurements() == []
