@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from . import config
-from .errors import IndexStoreError, RepoBotError, unwritable_data_folder
+from .errors import CorpusError, IndexStoreError, RepoBotError, unwritable_data_folder
 from .files import write_json_atomic
 from .history import History
 from .index import Index, Progress, UpdateReport, embed_pending, update_index
@@ -71,6 +71,9 @@ class Collection:
         corpus = load_corpus(self.root)
         prepared_store_dir(corpus.root)  # a data folder that cannot be written is said now, not after the work
         self.available = corpus.languages
+        if self._asked and not corpus.languages:  # a remembered choice for a tree that has lost them goes unused
+            raise CorpusError(f"{corpus.root} has no pages in other languages (no folders such as en/ and zh/): "
+                              "--languages is for a translated tree; leave it out.")
         chosen = self._asked or self.chosen_languages()
         corpus = select_languages(corpus, chosen if chosen is not None else default_languages(corpus))
         if self._asked:  # remembered once it has worked

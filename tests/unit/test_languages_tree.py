@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from repobot.engine.collection import Collection
+from repobot.engine.errors import CorpusError
 from repobot.engine.load import load_corpus
 from tests.conftest import fake_models
 
@@ -44,6 +45,13 @@ def test_a_choice_is_remembered_and_changes_the_index(tree):
     again.update()
     assert again.selected == {"ja", "fr"}
     assert sorted(again.index.files) == ["fr/docs/redirects.md", "ja/docs/redirects.md", "missing-translation.md"]
+
+
+def test_languages_asked_of_a_tree_without_them_are_refused_and_not_remembered(tmp_path):
+    (tmp_path / "guide.md").write_text("# Guide\n\nOne language only.\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"has no pages in other languages .*: --languages is for a translated tree"):
+        Collection(tmp_path, fake_models(), languages=["xx"]).update()
+    assert Collection(tmp_path, fake_models()).chosen_languages() is None
 
 
 @pytest.mark.integration  # `repobot index` embeds with the real embedder
