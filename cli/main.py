@@ -221,7 +221,8 @@ def cmd_history(args) -> int:
         print(json.dumps([row._asdict() for row in rows], ensure_ascii=False, indent=2))
         return 0
     if not rows:
-        print("No saved conversations" + (f" containing {args.search!r}" if args.search else "") + ".")
+        shown = args.search if len(args.search) <= 60 else args.search[:59] + "…"
+        print(one_line("No saved conversations" + (f" containing {shown!r}" if args.search else "") + "."))
     for row in rows:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.updated))
         print(f"{row.id:>4}  {when}  {row.turns} turn(s)  {row.title}")

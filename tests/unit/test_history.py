@@ -142,3 +142,4 @@ def test_history_cli_hostile_arguments_end_in_one_line(answered):
     for search in (b"redirects\xff", "x" * 50_000):  # bytes: the argument is not UTF-8
         found = run("--search", search)
         assert found.returncode == 0 and found.stdout.startswith(b"No saved conversations containing") and not found.stderr
+        assert len(found.stdout.decode()) < 100  # the search is shown shortened
