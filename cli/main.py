@@ -138,6 +138,8 @@ def cmd_search(args) -> int:
     options = AskOptions(k=args.k, mode=args.mode, version=args.docs_version, rewrite=args.rewrite)
     found = pipe.search(args.question, options)
     hits, rewritten = found.hits, found.searched_for
+    for note in pipe.collection.notes:  # a damaged saved index, rebuilt
+        print(one_line(f"note: {note}"), file=sys.stderr)
     if args.json:
         hits_json = [hit_json(h, text=True, id_key="rank") for h in hits]
         print(json.dumps({"hits": hits_json, "searched_for": rewritten or args.question}, ensure_ascii=False, indent=2))

@@ -60,13 +60,18 @@ def test_empty_folder_and_not_a_gguf(tmp_path):
     assert result.returncode == 2 and "is not a GGUF model file" in result.stderr
 
 
-def test_a_search_without_hits_and_an_unknown_docs_version_say_what_to_try(tmp_path):
+def test_a_search_without_hits_a_rebuilt_index_and_an_unknown_docs_version_are_said(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.md").write_text("# Clients\n\nReuse one client for many requests.\n")
     env = {**os.environ, "REPOBOT_HOME": str(tmp_path / "home")}
     nothing = repobot("search", "zzzqqq", "--corpus", str(tmp_path / "docs"), "--mode", "bm25", env=env)
     assert (nothing.returncode, nothing.stdout) == (0, "")
     assert nothing.stderr == "No passage matches 'zzzqqq': try other words, or --mode dense.\n"
+    store = next((tmp_path / "home" / "indexes").iterdir())
+    (store / (store / "CURRENT").read_text().strip() / "meta.json").write_text("[1, 2]")
+    rebuilt = repobot("search", "client", "--corpus", str(tmp_path / "docs"), env=env)
+    assert rebuilt.returncode == 0 and rebuilt.stdout.startswith("[1] a.md:")
+    assert rebuilt.stderr.startswith("note: The saved index in ") and rebuilt.stderr.endswith("it will be rebuilt.\n")
     version = repobot("search", "client", "--corpus", str(tmp_path / "docs"), "--docs-version", "v9", env=env)
     assert version.returncode == 2
     assert version.stderr == ("repobot: No chunks of version 'v9': this folder has no versioned pages, "
