@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         code = COMMANDS[args.command](args) or 0
-        sys.stdout.flush()  # a full disk or a closed pipe is found here, not after main() has returned
+        if sys.stdout is not None:  # a full disk or a closed pipe is found here, not after main() has returned
+            sys.stdout.flush()
         return code
     except RepoBotError as err:
         print(one_line(f"repobot: {err}"), file=sys.stderr)

@@ -7,6 +7,7 @@ from typing import TextIO
 from repobot.engine.languages import language
 from repobot.engine.result import Answer
 
+
 def one_line(text: str) -> str:
     r"""``text`` as one printable line: a newline, a terminal escape or an undecodable byte kept from a
     file name or an argument is shown escaped, not sent to the terminal.

@@ -71,7 +71,7 @@ class Collection:
         corpus = load_corpus(self.root)
         prepared_store_dir(corpus.root)  # a data folder that cannot be written is said now, not after the work
         self.available = corpus.languages
-        if self._asked and not corpus.languages:  # a remembered choice for a tree that has lost them goes unused
+        if self._asked and not corpus.languages:  # (a choice remembered before the translations went is unused)
             raise CorpusError(f"{corpus.root} has no pages in other languages (no folders such as en/ and zh/): "
                               "--languages is for a translated tree; leave it out.")
         chosen = self._asked or self.chosen_languages()
