@@ -35,6 +35,7 @@ VERDICT_TEXT = {
     "verified": ("#1a7f37", "✓ Verified: every sentence shown is supported by the passage it cites."),
     "extractive": ("#9a6700", "❝ Quoted from the documents: the model's own answer failed the checks (see below)."),
     "not_found": ("#57606a", "∅ Not found in the documents."),
+    "unreadable": ("#cf222e", "⚠ This saved turn's details could not be read back: only its question and answer are shown."),
 }
 PREVIEW_TEXT = "❝ Quoted from the documents while the model writes its answer; it replaces these quotes once checked."
 ADDED_BY_CHECKER = "cited by RepoBot"

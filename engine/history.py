@@ -57,9 +57,8 @@ class History:
             self._db = self._open()
         except OSError as err:
             raise unwritable_data_folder(self.path.parent, err) from err
-        except sqlite3.OperationalError as err:  # locked, or unreadable: the file is sound, so it is never set aside
-            raise RepoBotError(f"The conversation history {self.path} cannot be opened now ({err}); close other "
-                               "RepoBot windows or commands using it and try again.") from err
+        except sqlite3.OperationalError as err:  # locked, or not ours to open: the file is sound, so never set aside
+            raise _unopened(self.path, err) from err
         except sqlite3.DatabaseError as err:
             aside = self.path.with_name(f"history.damaged-{time.strftime('%Y%m%d-%H%M%S')}.sqlite3")
             self.path.replace(aside)
@@ -170,12 +169,42 @@ class History:
     def turns(self, conversation: int) -> list[Answer]:
         """The conversation's answers, in order, exactly as they were checked and shown."""
         self._need(conversation)
-        rows = self._read("SELECT data FROM turns WHERE conversation = ? ORDER BY position", (conversation,))
-        return [answer_from_json(json.loads(data)) for (data,) in rows]
+        rows = self._read("SELECT question, answer, data FROM turns WHERE conversation = ? ORDER BY position",
+                          (conversation,))
+        return [saved_turn(*row) for row in rows]
 
     def title(self, conversation: int) -> str:
         self._need(conversation)
         return self._read("SELECT title FROM conversations WHERE id = ?", (conversation,))[0][0]
+
+
+def _unopened(path: Path, err: sqlite3.OperationalError) -> RepoBotError:
+    """Why the history file could not be opened, with the fix: a lock held by another RepoBot, or a file (or
+    folder) this user may not open.
+
+    >>> print(_unopened(Path("/d/history.sqlite3"), sqlite3.OperationalError("unable to open database file")))
+    RepoBot cannot open its conversation history /d/history.sqlite3 (unable to open database file): make it and /d readable and writable by you, or set REPOBOT_HOME to a folder you can write.
+    """
+    if "locked" in str(err) or "busy" in str(err):
+        return RepoBotError(f"The conversation history {path} cannot be opened now ({err}); close other RepoBot "
+                            "windows or commands using it and try again.")
+    return RepoBotError(f"RepoBot cannot open its conversation history {path} ({err}): make it and {path.parent} "
+                        "readable and writable by you, or set REPOBOT_HOME to a folder you can write.")
+
+
+def saved_turn(question: str, shown: str, data: str) -> Answer:
+    """A saved turn as it was checked and shown; one whose details cannot be read back (edited or damaged by
+    hand) keeps its question and the answer shown, with verdict ``unreadable`` and a note, so that the rest of
+    the conversation still opens.
+
+    >>> saved_turn("Q?", "Off [1].", "{not json").verdict, saved_turn("Q?", "Off [1].", "[]").final_answer
+    ('unreadable', 'Off [1].')
+    """
+    try:
+        return answer_from_json(json.loads(data))
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as err:
+        note = f"This turn's saved details could not be read ({type(err).__name__}); only its question and answer are shown."
+        return Answer(question, "en", "", [], [], final_answer=shown, verdict="unreadable", notes=[note])
 
 
 def searchable(text: str) -> str:

@@ -143,3 +143,34 @@ def test_history_cli_hostile_arguments_end_in_one_line(answered):
         found = run("--search", search)
         assert found.returncode == 0 and found.stdout.startswith(b"No saved conversations containing") and not found.stderr
         assert len(found.stdout.decode()) < 100  # the search is shown shortened
+
+
+def test_a_turn_whose_saved_data_cannot_be_read_keeps_its_question_and_answer(tmp_path, answered):
+    """A turn edited or damaged by hand: the rest of the conversation still opens and exports."""
+    import sqlite3
+
+    pipe, answer = answered
+    history = pipe.collection.history
+    conversation = history.record(None, answer)
+    history.add(conversation, answer)
+    with sqlite3.connect(history.path) as db:
+        db.execute("UPDATE turns SET data = '{not json' WHERE position = 0")
+    first, second = history.turns(conversation)
+    assert (first.verdict, first.question, first.final_answer) == ("unreadable", answer.question, answer.final_answer)
+    assert "could not be read" in first.notes[0] and second.verdict == "verified"
+    run = lambda *args: subprocess.run([sys.executable, "-m", "repobot", "history", "--corpus", str(pipe.corpus), *args],
+                                       capture_output=True, text=True, timeout=120)
+    exported = run("--export", str(conversation))
+    assert exported.returncode == 0 and "*Verdict: unreadable.*" in exported.stdout and not exported.stderr
+    as_json = json.loads(run("--export", str(conversation), "--json").stdout)
+    assert [t["verdict"] for t in as_json["turns"]] == ["unreadable", "verified"]
+
+
+def test_a_history_file_that_cannot_be_opened_says_so_and_not_that_it_is_locked(tmp_path):
+    """Not readable by this user (here: a folder where the file should be, as root may open any file)."""
+    path = tmp_path / "history.sqlite3"
+    path.mkdir()
+    with pytest.raises(RepoBotError, match=r"^RepoBot cannot open its conversation history .*history\.sqlite3 "
+                                           r"\(unable to open database file\): make it and .* readable and writable"):
+        History(path)
+    assert path.is_dir() and not list(tmp_path.glob("history.damaged-*"))
