@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import errno
-import json
 import os
 import signal
 import sys
@@ -21,7 +20,7 @@ import threading
 import time
 
 from .parser import build_parser
-from .report import one_line, print_answer, print_index
+from .report import json_text, one_line, print_answer, print_index
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -117,7 +116,7 @@ def cmd_index(args) -> int:
     collection = pipe.collection
     problems = [{"source": p.source, "problem": p.reason} for p in collection.problems]
     if args.json:
-        print(json.dumps({
+        print(json_text({
             "corpus": str(pipe.corpus), "embedder": pipe.index.embedder,
             "files": len(pipe.index.files), "chunks": len(pipe.index.chunks), "seconds": round(report.seconds, 2),
             "added": report.added, "updated": report.updated, "removed": report.removed,
@@ -125,7 +124,7 @@ def cmd_index(args) -> int:
             "problems": problems, "notes": collection.notes,
             "languages": sorted(collection.selected) if collection.selected else None,
             "available_languages": collection.available,
-        }, ensure_ascii=False, indent=2))
+        }))
         return 0
     print_index(pipe, report, problems, sys.stdout, sys.stderr)
     return 0
@@ -143,7 +142,7 @@ def cmd_search(args) -> int:
         print(one_line(f"note: {note}"), file=sys.stderr)
     if args.json:
         hits_json = [hit_json(h, text=True, id_key="rank") for h in hits]
-        print(json.dumps({"hits": hits_json, "searched_for": rewritten or args.question}, ensure_ascii=False, indent=2))
+        print(json_text({"hits": hits_json, "searched_for": rewritten or args.question}))
         return 0
     if rewritten:
         print(f"Searched for: {rewritten}")
@@ -194,7 +193,7 @@ def cmd_ask(args) -> int:
     for note in [history.note] if history.note else []:
         print(one_line(f"note: {note}"), file=sys.stderr)
     if args.json:
-        print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
+        print(json_text(answer.to_json()))
         return 0
     print_answer(answer, out)
     return 0
@@ -213,15 +212,14 @@ def cmd_history(args) -> int:
         print(one_line(f"note: {history.note}"), file=sys.stderr)
     if args.export is not None and args.json:
         turns = [answer.to_json() for answer in history.turns(args.export)]
-        print(json.dumps({"id": args.export, "title": history.title(args.export), "turns": turns},
-                         ensure_ascii=False, indent=2))
+        print(json_text({"id": args.export, "title": history.title(args.export), "turns": turns}))
         return 0
     if args.export is not None:
         print(conversation_markdown(history.turns(args.export), title=history.title(args.export)))
         return 0
     rows = history.conversations(args.search)
     if args.json:
-        print(json.dumps([row._asdict() for row in rows], ensure_ascii=False, indent=2))
+        print(json_text([row._asdict() for row in rows]))
         return 0
     if not rows:
         shown = args.search if len(args.search) <= 60 else args.search[:59] + "…"
@@ -242,7 +240,7 @@ def cmd_check(args) -> int:
         raise RepoBotError("check reads the answer on its standard input, which is closed: "
                            "run `repobot check --n-docs 5 < answer.txt`.")
     text = sys.stdin.read()
-    print(json.dumps(check_citations(text, args.n_docs)._asdict(), ensure_ascii=False))
+    print(json_text(check_citations(text, args.n_docs)._asdict(), indent=None))
     return 0
 
 
@@ -256,7 +254,7 @@ def cmd_eval(args) -> int:
     questions = load_questions(args.questions, args.split)
     pipe = _pipeline(args, with_model=not args.no_answers)
     result = evaluate(pipe, questions, modes=modes, answers=not args.no_answers)
-    print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else format_table(result))
+    print(json_text(result) if args.json else format_table(result))
     return 0
 
 
@@ -284,9 +282,9 @@ def cmd_models(args) -> int:
              "installed": True, "role": m.known.role if m.known else None, "problem": m.problem or None}
             for m in found_models()]
     rows += [{"file": e.file, "path": None, "size_mb": round(e.size_bytes / 1e6, 1), "known": True, "installed": False,
-              "role": e.role, "install": e.install} for e in missing_models()]
+              "role": e.role, "problem": None, "install": e.install} for e in missing_models()]
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json_text(rows))
         return 0
     for r in rows:
         where = r["path"] if r["installed"] else f"not installed: run `{r['install']}`"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from typing import TextIO
 
 from repobot.engine.languages import language
@@ -18,6 +20,18 @@ def one_line(text: str) -> str:
     return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
+def json_text(data, indent: int | None = 2) -> str:
+    r"""``data`` as JSON that strict tools accept: a byte of a name that is not UTF-8 (kept by Python as a lone
+    surrogate, which is not valid Unicode) is written ``\xff``, as the warnings name such files.
+
+    >>> print(json_text({"source": "caf\udce9.md", "title": "重定向"}, indent=None))
+    {"source": "caf\\xe9.md", "title": "重定向"}
+    """
+    text = json.dumps(data, ensure_ascii=False, indent=indent)
+    return _SURROGATE.sub(lambda m: f"\\\\x{ord(m[0]) - 0xDC00:02x}" if m[0] >= "\udc80" else "\ufffd", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 STATUS_MARK = {"supported": "✓", "miscited": "↺", "unsupported": "✗", "uncited": "?", "exempt": "·"}
 
 

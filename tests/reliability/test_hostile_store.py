@@ -86,6 +86,17 @@ def test_cli_indexes_and_searches_a_folder_with_a_file_name_that_is_not_utf8(doc
     assert leftovers(store_dir(docs)) == []
 
 
+@pytest.mark.integration  # the real embedder, in the real command
+def test_json_output_names_a_folder_that_is_not_utf8_in_valid_unicode(docs, home):
+    """Strict JSON tools reject the lone surrogate Python keeps for such a byte: it is written \\xff instead."""
+    folder = docs.parent / os.fsdecode(b"c2\xffdir")
+    docs.rename(folder)
+    result = repobot("index", "--corpus", str(folder), "--json", env={"PYTHONIOENCODING": "utf-8:strict"})
+    assert result.returncode == 0, result.stderr
+    corpus = json.loads(result.stdout)["corpus"]
+    assert corpus.endswith("c2\\xffdir") and corpus.encode("utf-8")
+
+
 # -- 4. a data folder that cannot be written ---------------------------------------------------------------------
 def test_a_data_folder_that_is_a_file_is_one_line_with_the_fix(docs, tmp_path, monkeypatch):
     a_file = tmp_path / "home"
