@@ -46,7 +46,7 @@ def load_questions(path: str | Path, split: str | None = None) -> list[Question]
     >>> _ = f.write_bytes(b'\\xef\\xbb\\xbf{"question": "Redirects?", "answerable": true}\\n{"question": null}\\n')
     >>> load_questions(f)
     Traceback (most recent call last):
-    repobot.engine.errors.RepoBotError: .../q.jsonl:2 is not a question line ('question' must be a JSON string, not None); ...
+    repobot.engine.errors.RepoBotError: .../q.jsonl:2 is not a question line ('question' must be a JSON string, not null); ...
     """
     path = Path(path)
     questions = [_question(line, f"{path}:{number}") for number, line in enumerate(_lines(path), 1) if line.strip()]
@@ -141,12 +141,12 @@ def _facts(facts: list) -> list:
 
 
 def _short(value, chars: int = 60) -> str:
-    """``repr(value)``, cut to ``chars`` characters so that a message stays short.
+    """``value`` as JSON writes it (``null``, ``"a.md"``), cut to ``chars`` characters so that a message stays short.
 
-    >>> _short("x" * 100, 10)
-    "'xxxxxxxx…"
+    >>> _short("x" * 100, 10), _short(None)
+    ('"xxxxxxxx…', 'null')
     """
-    text = repr(value)
+    text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= chars else text[:chars - 1] + "…"
 
 

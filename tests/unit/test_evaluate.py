@@ -65,7 +65,7 @@ def test_bad_question_file_names_the_line(tmp_path):
     ('{"question": "q", "answerable": true, "key_facts": "None"}', "'key_facts' must be a JSON list"),
     ('{"question": "q", "answerable": true, "key_facts": [5]}', "each key fact must be a string"),
     ('{"question": "q", "answerable": "false"}', "'answerable' must be a JSON true or false"),
-    ('{"question": null, "answerable": true}', "'question' must be a JSON string, not None"),
+    ('{"question": null, "answerable": true}', "'question' must be a JSON string, not null"),
     ('{"answerable": true}', "'question' is missing"),
     ('{"question": " \\u0000 ", "answerable": true}', "'question' is empty"),
     ('{"question": "q", "answerable": true, "gold_sources": ["a.md", 1]}', "'gold_sources' must be a JSON list of strings"),
