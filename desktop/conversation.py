@@ -199,10 +199,10 @@ class Conversation(QObject):
                 return None
         except (ValueError, IndexError):
             return None
-        hit = next((h for h in hits if h.rank == int(pid)), None)
         if not hits:  # a saved turn whose passages could not be read back (verdict "unreadable")
             self.error.emit("This turn's passages could not be read back; ask its question again to see its sources.")
             return None
+        hit = next((h for h in hits if h.rank == int(pid)), None)
         if hit is None:
             self.error.emit(f"[{pid}] is not one of the passages given to the model (it cites a source that does not exist).")
             return None

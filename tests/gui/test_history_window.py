@@ -171,3 +171,21 @@ def test_a_chinese_title_keeps_both_lines_of_its_conversation(qtbot):
     tallest = metrics.boundingRect(titles[0]).height()
     assert chinese.sizeHint().height() >= tallest + metrics.lineSpacing()
     assert chinese.sizeHint().width() >= metrics.horizontalAdvance(titles[0])
+
+
+def test_a_turn_whose_saved_data_cannot_be_read_opens_with_its_question_and_answer(open_window, qtbot):
+    import sqlite3
+
+    win = open_window()
+    ask(qtbot, win, "Does HTTPX follow redirects by default?")
+    ask(qtbot, win, "And how do I enable it?")
+    conversation = win.controller.conversation.id
+    with sqlite3.connect(win.controller.conversation.history().path) as db:
+        db.execute("UPDATE turns SET data = '{not json' WHERE position = 0")
+    assert win.controller.conversation.open(conversation)
+    shown = win.chat.conversation.toPlainText()
+    assert "could not be read back" in shown and ANSWER in shown
+    first, second = [t.answer for t in win.controller.turns]
+    assert first.verdict == "unreadable" and second.verdict != "unreadable" and second.retrieved
+    assert not win.open_link("cite:0:1") and "ask its question again" in win.chat.banner.text()
+    assert win.open_link("cite:1:1")  # the readable turn still opens its source
