@@ -301,6 +301,10 @@ def cmd_gui(args) -> int:
     if args.open_source is not None and (not args.ask or args.open_source < 1):
         raise RepoBotError("--open-source N opens source N (1 or more) of the answer to --ask: give both.")
 
+    from repobot.engine.load import window_folder_problem
+
+    if args.corpus and window_folder_problem(args.corpus):
+        raise RepoBotError(window_folder_problem(args.corpus))
     problem = check()  # before Qt loads: Qt aborts the process when its platform plugin cannot load
     if problem:
         print(problem, file=sys.stderr)

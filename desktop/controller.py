@@ -12,6 +12,7 @@ from pathlib import Path
 
 from repobot.engine.config import default_corpus
 from repobot.engine.errors import RepoBotError
+from repobot.engine.load import window_folder_problem
 from repobot.engine.pipeline import AskOptions, Done, Drafting, Pipeline, Preview, Retrieved, Token
 from repobot.engine.registry import ModelSet
 
@@ -99,6 +100,10 @@ class Controller(QObject):
 
     def add_collection(self, folder: str) -> None:
         """Add a folder, make it active and index it (an empty folder shows its error)."""
+        problem = window_folder_problem(folder)
+        if problem:
+            self.error.emit(problem)
+            return
         self._add(str(Path(folder).expanduser().resolve()))
         self.save_settings()
         self.collections_changed.emit()

@@ -44,7 +44,14 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 
 def write_json_atomic(path: Path, data) -> None:
-    write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=2))
+    """``data`` as JSON, readable UTF-8; a path that is not UTF-8 (Python keeps its bytes as lone surrogates, which
+    UTF-8 cannot hold) makes the whole file ASCII, with ``\\udcff`` escapes that read back as the same path."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(data, indent=2)
+    write_text_atomic(path, text)
 
 
 def fsync_dir(path: Path) -> None:

@@ -182,19 +182,36 @@ def undecodable_name(source: str) -> str | None:
     return None
 
 
+def window_folder_problem(folder: str) -> str | None:
+    """Why the window cannot keep a folder, or None: Qt's text cannot hold the bytes of a path that is not UTF-8,
+    so the folder would be saved and shown under another name.
+
+    >>> print(window_folder_problem("/docs/caf\\udce9"))
+    The window cannot open /docs/caf\\xe9: its path is not UTF-8 text. Rename it (e.g. with convmv), or ask about it with `repobot ask --corpus`, which can.
+    >>> window_folder_problem("/docs/café") is None
+    True
+    """
+    shown = undecodable_name(folder)
+    if shown is None:
+        return None
+    return (f"The window cannot open {shown}: its path is not UTF-8 text. Rename it (e.g. with convmv), or ask about "
+            "it with `repobot ask --corpus`, which can.")
+
+
 def corpus_folder(root: Path | str) -> Path:
     """``root`` as an absolute folder path, or a CorpusError that says how to fix it.
 
     >>> corpus_folder("/no/such/folder")
     Traceback (most recent call last):
-    repobot.engine.errors.CorpusError: No such folder: /no/such/folder. Give --corpus an existing folder of markdown files.
+    repobot.engine.errors.CorpusError: No such folder: /no/such/folder. Choose an existing folder of markdown files (re-add it if it moved).
     """
     root = Path(root).expanduser()
     try:
         if not root.exists():
-            raise CorpusError(f"No such folder: {root}. Give --corpus an existing folder of markdown files.")
+            raise CorpusError(f"No such folder: {root}. Choose an existing folder of markdown files (re-add it if it "
+                              "moved).")
         if not root.is_dir():
-            raise CorpusError(f"{root} is a file, not a folder. Give --corpus the folder that holds your *.md files.")
+            raise CorpusError(f"{root} is a file, not a folder. Choose the folder that holds your *.md files.")
     except OSError as err:  # a folder on the way that may not be searched
         raise CorpusError(f"Cannot reach {root}: {err.strerror or err}. Check that you may open every folder "
                           "on its path, or copy the documentation somewhere you can.") from err

@@ -186,6 +186,22 @@ def test_adding_an_empty_folder_shows_the_error_and_keeps_working(window, qtbot,
     assert "No readable markdown" in win.chat.banner.text()
 
 
+def test_a_folder_whose_path_is_not_utf8_is_refused_in_one_line_and_settings_still_save(window, tmp_path, settings_path):
+    """Qt's text cannot hold such a path: kept, it was saved and shown under another name, and settings failed."""
+    import os
+
+    win = window()
+    c = win.controller
+    odd = tmp_path / os.fsdecode(b"z\xffdir")
+    odd.mkdir()
+    (odd / "a.md").write_text("# A\n\nText.\n")
+    c.add_collection(str(odd))
+    assert "cannot open" in win.chat.banner.text() and "z\\xffdir" in win.chat.banner.text()
+    assert str(odd) not in c.settings.collections
+    c.save_settings()
+    assert settings_path.is_file()
+
+
 def test_remote_links_need_confirmation_and_paths_stay_inside_the_folder(window, docs):
     win = window()
     asked = []
@@ -510,3 +526,15 @@ def test_a_language_choice_that_cannot_be_saved_is_said_in_the_window(window, mo
     assert errors == ["RepoBot cannot write its data folder /data (Permission denied): make it a folder you can "
                       "write, or set REPOBOT_HOME to one."]
     assert indexed == []  # nothing re-indexed with a choice that was not kept
+
+
+def test_a_long_file_opens_in_part_around_its_cited_lines_without_holding_the_window(window, docs):
+    """Qt lays out a rendered page on the window's thread, about 13 s a megabyte: a long file is shown in part."""
+    win = window()
+    (docs / "big.md").write_text("".join(f"## Section {i}\n\nText of section {i}.\n\n" for i in range(40_000)))
+    assert win.viewer.open_file(docs, "big.md", lines=(120_001, 120_003))
+    title = win.viewer.title.text()
+    assert "too long to show whole" in title and "of 160,000" in title
+    html = win.viewer.view.toHtml()
+    assert "Section 30000" in html and "Section 100" not in html and "#fff1a8" in html
+    assert win.viewer.open_file(docs, "guide/redirects.md") and "too long" not in win.viewer.title.text()

@@ -62,6 +62,17 @@ def test_a_file_name_that_is_not_utf8_is_skipped_and_named_and_the_rest_indexed(
         hit.chunk.source.encode("utf-8")
 
 
+def test_json_saved_with_a_path_that_is_not_utf8_reads_back_the_same(tmp_path):
+    """Settings hold folder paths: such a path made the settings unsavable (UTF-8 cannot hold its lone surrogate)."""
+    from repobot.engine.files import write_json_atomic
+
+    data = {"collections": [f"/docs/{BAD_NAME}"], "title": "重定向"}
+    write_json_atomic(tmp_path / "s.json", data)
+    assert json.loads((tmp_path / "s.json").read_text(encoding="utf-8")) == data
+    write_json_atomic(tmp_path / "t.json", {"title": "重定向"})
+    assert "重定向" in (tmp_path / "t.json").read_text(encoding="utf-8")  # readable when it can be
+
+
 def test_a_failed_save_leaves_no_temporary_folder_and_keeps_the_saved_index(docs, home):
     pipe = indexed(docs)
     before = load_index(docs).chunks
