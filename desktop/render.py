@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import re
+from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 
@@ -172,8 +173,49 @@ _BLOCK_OPEN = {
 }
 
 
-def document_html(text: str, highlight: tuple[int, int] | None = None) -> str:
-    """Render a markdown file; blocks overlapping the 1-based line span get a highlight.
+# A file longer than this is shown in part, around the cited lines: Qt takes about 13 s a megabyte to lay out a
+# rendered page, all of it on the window's thread (a 2 MB file held the window for 27 s).
+VIEW_CHARS, LINES_BEFORE = 150_000, 200
+
+
+class Excerpt(NamedTuple):
+    text: str
+    first: int  # the 1-based number of its first line in the file
+    last: int
+    lines: int  # the file's
+
+    @property
+    def whole(self) -> bool:
+        return self.first == 1 and self.last == self.lines
+
+
+def excerpt(text: str, highlight: tuple[int, int] | None = None, most: int = VIEW_CHARS) -> Excerpt:
+    """The part of a file the viewer shows: all of it, or about ``most`` characters from a little before the
+    highlighted lines (from the top without them).
+
+    >>> text = "".join(f"line {n}\\n" for n in range(1, 1001))
+    >>> excerpt(text, (500, 502), most=500)[1:], excerpt(text, most=500)[1:], excerpt(text)[1:]
+    ((486, 541, 1000), (1, 64, 1000), (1, 1000, 1000))
+    """
+    lines = [line + "\n" for line in text.split("\n")]  # numbered as the index and markdown-it number them
+    if text.endswith("\n"):
+        lines.pop()
+    if len(text) <= most:
+        return Excerpt(text, 1, len(lines), len(lines))
+    start, size = (min(max(highlight[0], 1), len(lines)) - 1 if highlight else 0), 0
+    while start > 0 and size < most // 4 and (highlight[0] - 1 - start) < LINES_BEFORE:  # a little context before
+        start -= 1
+        size += len(lines[start])
+    stop, size = start, 0
+    while stop < len(lines) and (size < most or (highlight and stop < highlight[1])):
+        size += len(lines[stop])
+        stop += 1
+    return Excerpt("".join(lines[start:stop]), start + 1, stop, len(lines))
+
+
+def document_html(text: str, highlight: tuple[int, int] | None = None, first_line: int = 1) -> str:
+    """Render a markdown file (or the part of it from line ``first_line``); blocks overlapping the 1-based line span
+    get a highlight.
 
     Every block gets an anchor ``L<line>`` (its first line), and the first
     highlighted block also gets ``hl``, so the viewer can scroll to them. Images
@@ -188,7 +230,7 @@ def document_html(text: str, highlight: tuple[int, int] | None = None) -> str:
     for token in tokens:
         if token.type not in _BLOCK_OPEN or not token.map:
             continue
-        start, end = token.map[0] + 1, token.map[1]
+        start, end = token.map[0] + first_line, token.map[1] + first_line - 1
         anchors = f'<a name="L{start}"></a>'
         if highlight and start <= highlight[1] and end >= highlight[0] and token.type not in ("bullet_list_open", "ordered_list_open", "blockquote_open", "table_open"):
             token.attrSet("style", f"background-color:{HIGHLIGHT}")

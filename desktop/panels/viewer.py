@@ -8,7 +8,7 @@ from typing import Callable
 from repobot.engine.load import read_markdown
 
 from ..qt import QDesktopServices, QLabel, QLineEdit, QMessageBox, QTextBrowser, QTextCursor, QUrl, QVBoxLayout, QWidget, Signal
-from ..render import document_html
+from ..render import document_html, excerpt
 
 REMOTE_SCHEMES = ("http", "https", "ftp", "mailto")
 
@@ -83,9 +83,12 @@ class ViewerPanel(QWidget):
             self.error.emit(f"Cannot open {source}: {problem.removeprefix('skipped: ')}. Re-index the folder if it changed.")
             return False
         self.current = (root, source)
-        self.view.setHtml(document_html(text, lines))
+        shown = excerpt(text, lines)
+        self.view.setHtml(document_html(shown.text, lines, shown.first))
         span = f" — lines {lines[0]}–{lines[1]}" if lines else ""
-        self.title.setText(f"<b>{source}</b>{span}")
+        part = "" if shown.whole else (f" <i>(too long to show whole: lines {shown.first:,}–{shown.last:,} of "
+                                       f"{shown.lines:,}; open it in an editor for the rest)</i>")
+        self.title.setText(f"<b>{source}</b>{span}{part}")
         self.view.pin("hl" if lines else anchor)
         return True
 
