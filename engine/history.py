@@ -89,8 +89,27 @@ class History:
             raise self._unsaved(err) from err
 
     def _unsaved(self, err: sqlite3.Error) -> RepoBotError:
-        return RepoBotError(f"The conversation could not be saved ({err}); check that {self.path.parent} is writable "
-                            "and that no other RepoBot is writing to it.")
+        return self._gone(", so this was not saved") or RepoBotError(
+            f"The conversation could not be saved ({err}); check that {self.path.parent} is writable and that no "
+            "other RepoBot is writing to it.")
+
+    def _gone(self, unsaved: str = "") -> RepoBotError | None:
+        """The message when the file was removed or damaged while it was open: only opening it again helps
+        (a damaged file is then set aside, a removed one started anew)."""
+        try:
+            if not self.path.is_file():
+                what = "was removed"
+            elif self._db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                what = "was damaged"
+            else:
+                return None
+        except sqlite3.OperationalError:  # locked by another RepoBot: the file itself is sound
+            return None
+        except sqlite3.DatabaseError:
+            what = "was damaged"
+        fix = "set it aside and start a new one" if what == "was damaged" else "start a new one"
+        return RepoBotError(f"The conversation history {self.path} {what} while RepoBot had it open{unsaved}; "
+                            f"restart RepoBot to {fix}.")
 
     def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
         try:
@@ -98,18 +117,18 @@ class History:
         except OverflowError:  # an id past SQLite's 64-bit integers (`--export 1e24`): no row can have it
             return []
         except sqlite3.Error as err:
-            raise RepoBotError(f"The conversation history could not be read ({err}); try again, or close other "
-                               "RepoBot windows or commands using it.") from err
+            raise self._gone() or RepoBotError(f"The conversation history could not be read ({err}); try again, or "
+                                               "close other RepoBot windows or commands using it.") from err
 
     # -- conversations -------------------------------------------------------------------------
     def new(self, title: str) -> int:
         now = time.time()
         return self._write("INSERT INTO conversations(title, created, updated) VALUES (?, ?, ?)",
-                           (title.strip()[:TITLE_CHARS] or "Conversation", now, now)).lastrowid
+                           (_title(title), now, now)).lastrowid
 
     def rename(self, conversation: int, title: str) -> None:
         self._need(conversation)
-        self._write("UPDATE conversations SET title = ? WHERE id = ?", (title.strip()[:TITLE_CHARS] or "Conversation", conversation))
+        self._write("UPDATE conversations SET title = ? WHERE id = ?", (_title(title), conversation))
 
     def delete(self, conversation: int) -> None:
         self._need(conversation)
@@ -176,6 +195,16 @@ class History:
     def title(self, conversation: int) -> str:
         self._need(conversation)
         return self._read("SELECT title FROM conversations WHERE id = ?", (conversation,))[0][0]
+
+
+def _title(text: str) -> str:
+    r"""A conversation's title: one line of printable text, at most TITLE_CHARS characters.
+
+    >>> _title("  Redirects?\n\x1b[31mand proxies\x00 "), _title("\x07")
+    ('Redirects? [31mand proxies', 'Conversation')
+    """
+    line = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+    return line[:TITLE_CHARS] or "Conversation"
 
 
 def _unopened(path: Path, err: sqlite3.OperationalError) -> RepoBotError:

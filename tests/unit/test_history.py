@@ -174,3 +174,31 @@ def test_a_history_file_that_cannot_be_opened_says_so_and_not_that_it_is_locked(
                                            r"\(unable to open database file\): make it and .* readable and writable"):
         History(path)
     assert path.is_dir() and not list(tmp_path.glob("history.damaged-*"))
+
+
+def test_a_history_removed_or_damaged_while_open_says_to_restart(tmp_path, answered):
+    """Only opening it again helps: a damaged file is then set aside, a removed one started anew."""
+    _, answer = answered
+    path = tmp_path / "history.sqlite3"
+    history = History(path)
+    conversation = history.record(None, answer)
+    path.unlink()
+    with pytest.raises(RepoBotError, match=r"history\.sqlite3 was removed while RepoBot had it open, so this was not "
+                                           r"saved; restart RepoBot to start a new one\.$"):
+        history.add(conversation, answer)
+    assert History(path).conversations() == []
+
+    damaged = History(tmp_path / "other.sqlite3")
+    damaged.record(None, answer)
+    damaged.path.write_bytes(b"\x00garbage" * 2000)
+    with pytest.raises(RepoBotError, match="was damaged while RepoBot had it open.*set it aside and start a new one"):
+        damaged.conversations()
+
+
+def test_titles_are_one_printable_line(tmp_path):
+    history = History(tmp_path / "history.sqlite3")
+    c = history.new("Does HTTPX\x1b]0;pwn\x07 follow\nredirects?\x00")
+    history_titles = [x.title for x in history.conversations()]
+    assert history_titles == ["Does HTTPX ]0;pwn follow redirects?"]
+    history.rename(c, "\n\t")
+    assert history.title(c) == "Conversation"
