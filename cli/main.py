@@ -294,6 +294,19 @@ def cmd_models(args) -> int:
     return 0
 
 
+def _check_screenshot(path: str) -> None:
+    """Refuse a screenshot name that cannot be written before the window starts, not after the answer."""
+    from pathlib import Path
+
+    from repobot.engine.errors import RepoBotError
+
+    target = Path(path).expanduser()
+    folder = target.parent
+    if not path.strip() or target.suffix.lower() != ".png" or not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise RepoBotError(f"The screenshot cannot be written to {path!r}: give a file name that ends in .png, in a "
+                           "folder that exists and that you can write.")
+
+
 def cmd_gui(args) -> int:
     from repobot.desktop.preflight import check
     from repobot.engine.errors import RepoBotError
@@ -305,6 +318,10 @@ def cmd_gui(args) -> int:
 
     if args.corpus and window_folder_problem(args.corpus):
         raise RepoBotError(window_folder_problem(args.corpus))
+    if args.ask is not None and not args.ask.strip():
+        raise RepoBotError("--ask needs a question: type one, e.g. --ask \"How do I set a timeout?\"")
+    if args.screenshot is not None:
+        _check_screenshot(args.screenshot)
     problem = check()  # before Qt loads: Qt aborts the process when its platform plugin cannot load
     if problem:
         print(problem, file=sys.stderr)
