@@ -154,10 +154,15 @@ class Conversation(QObject):
 
     def export(self, conversation: int, path: str) -> bool:
         """Write a conversation as markdown, with its sources and each sentence's status."""
+        target = Path(path)
+        problem = export_problem(target)
+        if problem:
+            self.error.emit(f"The conversation was not exported: {problem}")
+            return False
         try:
             history = self.history()
             text = conversation_markdown(history.turns(conversation), title=history.title(conversation))
-            write_text_atomic(Path(path), text + "\n")
+            write_text_atomic(target, text + "\n")
         except (RepoBotError, OSError) as err:
             self.error.emit(f"The conversation was not exported: {err}")
             return False
@@ -229,3 +234,19 @@ class Conversation(QObject):
             self.error.emit(f"There is no source {n}: the answer lists {len(answer.sources)}.")
             return None
         return root, answer.sources[n - 1]
+
+
+def export_problem(target: Path) -> str | None:
+    """Why an export cannot be written to ``target`` (None if it can): the atomic write renames a new file over it,
+    which would replace a device or a pipe, and it would create missing folders without asking.
+
+    >>> export_problem(Path("/dev/null")), export_problem(Path("/no/such/dir/x.md")), export_problem(Path("a\\0.md"))
+    ('/dev/null is not a regular file: choose a file name.', 'the folder /no/such/dir does not exist: choose one that does.', 'the file name has a NUL character: choose another.')
+    """
+    if "\0" in str(target):
+        return "the file name has a NUL character: choose another."
+    if target.exists() and not target.is_file():
+        return f"{target} is not a regular file: choose a file name."
+    if not target.parent.is_dir():
+        return f"the folder {target.parent} does not exist: choose one that does."
+    return None

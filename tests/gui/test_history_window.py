@@ -189,3 +189,15 @@ def test_a_turn_whose_saved_data_cannot_be_read_opens_with_its_question_and_answ
     assert first.verdict == "unreadable" and second.verdict != "unreadable" and second.retrieved
     assert not win.open_link("cite:0:1") and "ask its question again" in win.chat.banner.text()
     assert win.open_link("cite:1:1")  # the readable turn still opens its source
+
+
+def test_export_refuses_a_device_a_missing_folder_and_writes_a_file(open_window, qtbot, tmp_path):
+    win = open_window()
+    ask(qtbot, win, "Does HTTPX follow redirects by default?")
+    conversation = win.controller.conversation
+    assert not conversation.export(conversation.id, "/dev/null")
+    assert "/dev/null is not a regular file" in win.chat.banner.text()
+    assert not conversation.export(conversation.id, str(tmp_path / "missing" / "x.md"))
+    assert "does not exist" in win.chat.banner.text() and not (tmp_path / "missing").exists()
+    assert conversation.export(conversation.id, str(tmp_path / "x.md"))
+    assert "*Verdict: verified.*" in (tmp_path / "x.md").read_text()
