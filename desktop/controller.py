@@ -246,6 +246,7 @@ class Controller(QObject):
     def _index_failed(self, root: str, message: str) -> None:
         self.error.emit(message)
         self.index_failed.emit(root)
+        self.status.emit(f"Indexing {Path(root).name} stopped: see the message above.")  # not "Indexing …" still
         if self.pending_question and not self.pipeline(self.active).collection.loaded:
             self.pending_question = ""  # asking now would build the whole index inside the answer, past Cancel
             self.status.emit("Indexing stopped before the folder could be searched, so your question was not asked: "
