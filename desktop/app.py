@@ -72,12 +72,13 @@ def run(*, corpus=None, model=None, ask=None, screenshot=None, open_source=None,
     crash_log, crashed_before = record_crashes(data_dir())
     window = MainWindow(corpus=corpus, model=model)
     window.show()
-    if crashed_before:
-        print(f"repobot gui: {crashed_before}", file=sys.stderr)
-        window.controller.error.emit(crashed_before)
     script = None
     if ask or screenshot or quit_after:
         script = Script(window, ask=ask, screenshot=screenshot, open_source=open_source, quit_after=quit_after)
+    if crashed_before:
+        if script is None:  # a script prints every message the window shows
+            print(f"repobot gui: {crashed_before}", file=sys.stderr)
+        window.controller.error.emit(crashed_before)
     code = app.exec()
     faulthandler.disable()
     if crash_log is not None:
@@ -101,6 +102,8 @@ class Script:
         c.index_failed.connect(lambda _root: self._failed())
         c.error.connect(self._report)
         c.models_failed.connect(lambda _message: self._failed())
+        if window.chat.banner.isVisibleTo(window):  # said while the window was built, before this script listened
+            self._report(window.chat.banner.text())
 
     def _report(self, message: str) -> None:
         if message:

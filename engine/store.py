@@ -69,6 +69,22 @@ def prepared_store_dir(root: Path) -> Path:
     return folder
 
 
+def writable_store_dir(root: Path) -> None:
+    """Raise the data folder's one-line fix when ``store_dir(root)`` cannot be written now, even though an index
+    saved before can still be read: else the window answers, and only then fails to save the conversation.
+
+    >>> import tempfile; from unittest import mock
+    >>> with mock.patch.dict("os.environ", {"REPOBOT_HOME": tempfile.mkdtemp()}): writable_store_dir(Path("/docs"))
+    """
+    folder = prepared_store_dir(root)
+    try:
+        probe = folder / f".write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as err:
+        raise unwritable_data_folder(data_dir(), err) from err
+
+
 def store_name(name: str, key: str) -> str:
     """``<name>-<key>``; a name too long for that to be a file name is cut short (the key keeps it unique).
 

@@ -539,3 +539,21 @@ def test_a_long_file_opens_in_part_around_its_cited_lines_without_holding_the_wi
     html = win.viewer.view.toHtml()
     assert "Section 30000" in html and "Section 100" not in html and "#fff1a8" in html
     assert win.viewer.open_file(docs, "guide/redirects.md") and "too long" not in win.viewer.title.text()
+
+
+def test_a_data_folder_that_cannot_be_written_is_said_at_start_and_the_saved_index_still_answers(
+        window, qtbot, monkeypatch, tmp_path):
+    """Read-only, with an index saved before (tests run as root, so the refusal is raised where it would be)."""
+    import errno
+
+    from repobot.engine.errors import unwritable_data_folder
+
+    def refuse(root):
+        raise unwritable_data_folder(tmp_path, PermissionError(errno.EACCES, "Permission denied"))
+
+    monkeypatch.setattr("repobot.desktop.controller.writable_store_dir", refuse)
+    win = window()
+    assert "cannot write its data folder" in win.chat.banner.text()
+    assert "answers are shown but not saved" in win.chat.banner.text()
+    assert win.ask("Does HTTPX follow redirects by default?")
+    qtbot.waitUntil(lambda: len(win.controller.turns) == 1 and idle(win.controller), timeout=20000)
