@@ -15,7 +15,7 @@ from repobot.engine.errors import RepoBotError
 from repobot.engine.load import window_folder_problem
 from repobot.engine.pipeline import AskOptions, Done, Drafting, Pipeline, Preview, Retrieved, Token
 from repobot.engine.registry import ModelSet
-from repobot.engine.store import writable_store_dir
+from repobot.engine.store import writable_data_dir
 
 from .conversation import Conversation, Live, Ticket, Turn
 from .qt import QObject, Signal
@@ -196,7 +196,7 @@ class Controller(QObject):
         if root in self._embedding:  # embedding the index this replaces would save a stale one; others go on
             self.tasks.cancel_job(self._embedding.pop(root))
         try:  # an index saved before still answers, but nothing new could be kept: said now, not after an answer
-            writable_store_dir(Path(root).resolve())
+            writable_data_dir()
         except RepoBotError as err:
             self.error.emit(f"{err} Until then, answers are shown but not saved.")
         self.status.emit(f"Indexing {Path(root).name}…")

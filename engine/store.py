@@ -69,20 +69,21 @@ def prepared_store_dir(root: Path) -> Path:
     return folder
 
 
-def writable_store_dir(root: Path) -> None:
-    """Raise the data folder's one-line fix when ``store_dir(root)`` cannot be written now, even though an index
-    saved before can still be read: else the window answers, and only then fails to save the conversation.
+def writable_data_dir() -> None:
+    """Raise the data folder's one-line fix when it cannot be written now, even though an index saved before can
+    still be read: else the window answers, and only then fails to save the conversation.
 
     >>> import tempfile; from unittest import mock
-    >>> with mock.patch.dict("os.environ", {"REPOBOT_HOME": tempfile.mkdtemp()}): writable_store_dir(Path("/docs"))
+    >>> with mock.patch.dict("os.environ", {"REPOBOT_HOME": tempfile.mkdtemp()}): writable_data_dir()
     """
-    folder = prepared_store_dir(root)
+    folder = data_dir()
     try:
+        folder.mkdir(parents=True, exist_ok=True)
         probe = folder / f".write-test-{os.getpid()}"
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as err:
-        raise unwritable_data_folder(data_dir(), err) from err
+        raise unwritable_data_folder(folder, err) from err
 
 
 def store_name(name: str, key: str) -> str:
