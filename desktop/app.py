@@ -120,6 +120,8 @@ class Script:
                 self._finish_soon()
 
     def _after_answer(self) -> None:
+        if self.window.controller.conversation.unsaved:  # shown, but not kept: the run did not do all it was asked
+            self.failed = True
         if self.source:
             self.window.open_source(self.source)
         self._finish_soon()

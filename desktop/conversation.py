@@ -75,6 +75,7 @@ class Conversation(QObject):
         self.id: int | None = None  # the saved conversation the next answer joins
         self.view = 0  # counts the conversations put on screen: an answer asked in an earlier one is not shown here
         self.search_text = ""
+        self.unsaved = ""  # why the last answer could not be saved (add)
 
     def history(self, root: str | None = None) -> History:
         history = self.history_for(root or self.active())
@@ -97,6 +98,7 @@ class Conversation(QObject):
         shown = self.showing(ticket)
         if shown:
             self.turns.append(turn)
+        self.unsaved = ""  # why the last answer could not be saved, if it could not
         try:
             history = self.history(str(ticket.root))
             if shown:
@@ -107,7 +109,8 @@ class Conversation(QObject):
                 self.status.emit(f"The answer to “{turn.answer.question[:60]}” was saved in the conversation it was "
                                  f"asked in ({ticket.root.name}).")
         except RepoBotError as err:
-            self.error.emit(str(err))
+            self.unsaved = str(err)
+            self.error.emit(self.unsaved)
         self.list()
 
     def list(self, search: str | None = None) -> None:

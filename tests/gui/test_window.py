@@ -380,6 +380,26 @@ def test_a_scripted_question_that_is_refused_or_fails_ends_the_script_as_failed(
         win.close()
 
 
+def test_a_scripted_answer_that_could_not_be_saved_ends_the_script_as_failed(qtbot, docs, settings_path, monkeypatch):
+    """`gui --ask … --quit` exited 0 when the answer was shown but its conversation could not be saved."""
+    from repobot.desktop.app import Script
+    from repobot.engine.errors import RepoBotError
+    from repobot.engine.history import History
+
+    def refuse(self, conversation, answer):
+        raise RepoBotError("The conversation could not be saved (attempt to write a readonly database).")
+
+    monkeypatch.setattr(History, "record", refuse)
+    win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="fake",
+                     model=register_fake_llm(FakeLLM(ANSWER)))
+    qtbot.addWidget(win)
+    script = Script(win, ask="Does HTTPX follow redirects by default?", screenshot=None, open_source=None,
+                    quit_after=False)
+    qtbot.waitUntil(lambda: len(win.controller.turns) == 1 and idle(win.controller), timeout=20000)
+    assert script.failed and "could not be saved" in win.controller.conversation.unsaved
+    win.close()
+
+
 def test_indexing_another_folder_does_not_stop_this_folders_embedding(qtbot, docs, settings_path, tmp_path):
     for n in range(8):
         (docs / f"page{n}.md").write_text(f"# Page {n}\n\nProxy settings number {n} for the client.\n" * 20,
