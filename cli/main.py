@@ -316,8 +316,8 @@ def cmd_gui(args) -> int:
 
     from repobot.engine.load import window_folder_problem
 
-    if args.corpus and window_folder_problem(args.corpus):
-        raise RepoBotError(window_folder_problem(args.corpus))
+    if args.corpus and (unusable := window_folder_problem(args.corpus)):
+        raise RepoBotError(unusable)
     if args.ask is not None and not args.ask.strip():
         raise RepoBotError("--ask needs a question: type one, e.g. --ask \"How do I set a timeout?\"")
     if args.screenshot is not None:
