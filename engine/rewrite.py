@@ -68,11 +68,16 @@ def without_stray_script(text: str, target: str) -> str:
 def accept_query(output: str, question: str, target: str) -> str | None:
     """The rewritten query if it looks like a question in ``target``, else None (the original is used alone).
 
+    A reply that opens with a code block answers the question instead (seen: "```python" for a Japanese question
+    on Swagger UI's colours, searched as "python").
+
     >>> accept_query("", "q", "en"), accept_query("Can pandas read parquet files?", "httpx 会重试吗", "en")
     (None, None)
+    >>> accept_query("```python\\nimport monokai\\n```", "/docs の配色を変えたいです", "en") is None
+    True
     """
     lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
-    if not lines:
+    if not lines or lines[0].startswith(("```", "~~~")):
         return None
     text = without_stray_script(lines[0].strip("\"'“”` "), target)
     if not text or text == _EXAMPLE_ANSWER or len(text) > 3 * len(question) + 40:
