@@ -76,10 +76,10 @@ def accept_query(output: str, question: str, target: str) -> str | None:
     >>> accept_query("```python\\nimport monokai\\n```", "/docs の配色を変えたいです", "en") is None
     True
     """
-    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
-    if not lines or lines[0].startswith(("```", "~~~")):
+    line = _reply_line(output)
+    if line is None:
         return None
-    text = without_stray_script(lines[0].strip("\"'“”` "), target)
+    text = without_stray_script(line.strip("\"'“”` "), target)
     if not text or text == _EXAMPLE_ANSWER or len(text) > 3 * len(question) + 40:
         return None
     if _ANSWERED.match(text) or any(phrase.strip("。.") in text for phrase in ESCAPE_PHRASES):
@@ -102,8 +102,18 @@ def accept_terms(output: str, question: str) -> str | None:
     >>> accept_terms("timeout disable None\\nmore", "How can I stop waiting forever?")
     'timeout disable None'
     """
+    line = _reply_line(output)
+    return line if line is not None and len(line) <= 3 * len(question) + 40 else None
+
+
+def _reply_line(output: str) -> str | None:
+    """The first line of a rewrite, or None when the reply is empty or opens with a code block (an answer).
+
+    >>> _reply_line("\\n  follow_redirects default\\nmore"), _reply_line("```python\\nimport httpx\\n```")
+    ('follow_redirects default', None)
+    """
     lines = [line.strip() for line in output.splitlines() if line.strip()]
-    return lines[0] if lines and len(lines[0]) <= 3 * len(question) + 40 else None
+    return lines[0] if lines and not lines[0].startswith(("```", "~~~")) else None
 
 
 def sentence_messages(sentence: str, source: str, target: str) -> list[dict[str, str]]:
