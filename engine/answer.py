@@ -73,6 +73,13 @@ def shown_sentence(s: Support, valid: Collection[int] | None = None) -> Support 
     'Here is how [1]:'
     >>> shown_sentence(Support("## Merging of configuration [1]", [1], "exempt", {}, None, HEADING)).text
     '**Merging of configuration**'
+
+    A line leading into code that names something a passage backs, left uncited by the model, gets that
+    passage's id from the checker, as any uncited sentence does:
+
+    >>> lead = shown_sentence(Support("Install SOCKS support with `pip`:", [], "exempt", {1: 0.2, 2: 0.79}, None, LEAD))
+    >>> lead.text, lead.cited_by
+    ('Install SOCKS support with `pip` [2]:', 'checker')
     """
     if s.status == "exempt":
         if s.reason in NOT_SHOWN:
@@ -80,6 +87,9 @@ def shown_sentence(s: Support, valid: Collection[int] | None = None) -> Support 
         if s.reason == HEADING:  # a title over what follows: bold, as the quotes' section headings, without ids
             return s._replace(text=f"**{strip_markup(strip_citations(s.text))}**", cited=[], cited_by=None)
         ids = [i for i in s.cited if valid is None or i in valid]
+        if not ids and s.reason == LEAD and max(s.support.values(), default=0.0) >= SUPPORT_THRESHOLD:
+            best = max(s.support, key=s.support.get)
+            return s._replace(text=cite(s.text, [best]), cited=[best], cited_by="checker")
         text = s.text if ids == s.cited else cite(s.text, ids)
         return s._replace(text=text, cited=ids, cited_by="model" if ids else None)
     if not is_backed(s):
@@ -178,7 +188,8 @@ def lead_alone(s: Support) -> Support | None:
     """
     if max(s.support.values(), default=0.0) < SUPPORT_THRESHOLD:
         return None
-    ids, by = shown_citations(s._replace(suggested=max(s.support, key=s.support.get)))
+    own = [] if s.cited_by == "checker" else s.cited  # the checker's id, given when it was shown as a lead
+    ids, by = shown_citations(s._replace(cited=own, suggested=max(s.support, key=s.support.get)))
     bare = strip_citations(s.text).rstrip()
     text = cite(bare[:-1] + ("。" if bare.endswith("：") else "."), ids)
     return s._replace(text=text, cited=ids, cited_by=by, status="supported", reason=ENDED)

@@ -49,6 +49,21 @@ def test_unsupported_code_is_dropped_and_copied_code_kept():
     assert "follow_redirects=True" in choice.text and "magic" not in choice.text
 
 
+def test_a_backed_line_leading_into_shown_code_gets_the_checkers_id():
+    """"You can install SOCKS support using `pip`:" (a passage's own line), left uncited before the command it
+    introduces, was shown with no id; in Chinese it then read as an uncited claim."""
+    answer = "You can install SOCKS support using `pip`:\n\n```shell\n$ pip install httpx[socks]\n```"
+    sentences = [Support("You can install SOCKS support using `pip`:", [], "exempt", {1: 0.79, 2: 0.3}, None, LEAD),
+                 Support("$ pip install httpx[socks]", [], "supported", {1: 1.0}, 1, "Copied from passage [1].", True)]
+    choice = verified(sentences, answer)
+    assert choice.text.startswith("You can install SOCKS support using `pip` [1]:\n\n```shell\n$ pip install")
+    assert (choice.sentences[0].cited, choice.sentences[0].cited_by, choice.sentences[0].status) == ([1], "checker",
+                                                                                                      "exempt")
+    unscored = [Support("Here's an example:", [], "exempt", {}, None, LEAD), sentences[1]]
+    assert verified(unscored, answer.replace("You can install SOCKS support using `pip`:", "Here's an example:")
+                    ).text.startswith("Here's an example:\n")  # it names nothing: no passage is said to back it
+
+
 def test_a_line_leading_into_code_that_is_not_shown_is_dropped_or_ends_as_a_sentence():
     """The model's code failed the check: "Here's an example:" would lead into nothing, and the next paragraph would
     start with the space that followed the dropped code's sentence."""
