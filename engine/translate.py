@@ -27,7 +27,7 @@ from .names import identifiers
 from .prompt import without_prompt_tags
 from .quote import Choice
 from .rewrite import accept_translation, sentence_messages
-from .support import HEADING, answer_sentences
+from .support import HEADING, LEAD, answer_sentences
 from .text import cite, segments, strip_citations
 
 Complete = Callable[[list[dict[str, str]], int], str]  # the model's reply to some messages, within a token cap
@@ -115,11 +115,28 @@ def translated(choice: Choice, translations: Mapping[str, str]) -> Choice:
             if found >= 0:
                 position = found + len(s.text)
             continue
+        if s.reason == LEAD:
+            wanted = still_leads(s.text, wanted)
         shown = f"**{wanted.strip().strip('*').strip()}**" if s.reason == HEADING else cite(wanted.strip(), s.cited)
         text = text[:found] + shown + text[found + len(s.text):]
         position = found + len(shown)
         sentences.append(s._replace(text=shown, checked_as=bare(s.text)))
     return choice._replace(text=text, sentences=sentences)
+
+
+def still_leads(line: str, translation: str) -> str:
+    """The translation of a line that leads into code, ending on a colon as the line does (the small model often
+    ends it with a full stop, and it then reads as a claim of its own).
+
+    >>> still_leads("You can install SOCKS support using `pip` [1]:", "你可以使用 `pip` 安装 SOCKS 支持。")
+    '你可以使用 `pip` 安装 SOCKS 支持：'
+    >>> still_leads("Like this:", "Comme ceci."), still_leads("Like this...", "Comme ceci.")
+    ('Comme ceci:', 'Comme ceci.')
+    """
+    text = translation.rstrip()
+    if not strip_citations(line).rstrip().endswith((":", "：")) or not text.endswith((".", "。")):
+        return translation
+    return text[:-1] + ("：" if text.endswith("。") else ":")
 
 
 def translate_sentences(complete: Complete, sentences: Sequence[str], source: str, target: str,
