@@ -116,7 +116,7 @@ def _reply_line(output: str) -> str | None:
     return lines[0] if lines and not lines[0].startswith(("```", "~~~")) else None
 
 
-def sentence_messages(sentence: str, source: str, target: str) -> list[dict[str, str]]:
+def sentence_messages(sentence: str, source: str, target: str, quoted: bool = False) -> list[dict[str, str]]:
     """Messages asking for one sentence's translation from language ``source`` into ``target``, after an example.
 
     One sentence per call: given numbered lines, the small model sometimes wrote a line's translation under the
@@ -125,8 +125,13 @@ def sentence_messages(sentence: str, source: str, target: str) -> list[dict[str,
     blind): faithful translations went from 31 (numbered lines) to 36 (one per call) and 41 (one per call, this
     example); wrong ones stayed 16. On the report half (80): faithful 35 -> 48, wrong 10 -> 6.
 
+    ``quoted``: the sentence is sent in quotation marks (the second try after the model gave it back unchanged,
+    as it did with "Here's an example:" into Chinese).
+
     >>> [m["role"] for m in sentence_messages("Off by default.", "en", "zh")]
     ['system', 'user', 'assistant', 'user']
+    >>> sentence_messages("Here is an example:", "en", "zh", quoted=True)[-1]["content"]
+    '"Here is an example:"'
     """
     system = (
         f"Translate the {language(source).name} text into {language(target).name}, faithfully: keep every negation "
@@ -134,7 +139,8 @@ def sentence_messages(sentence: str, source: str, target: str) -> list[dict[str,
     )
     example = [{"role": "user", "content": language(source).translation_example},
                {"role": "assistant", "content": language(target).translation_example}]
-    return [{"role": "system", "content": system}, *example, {"role": "user", "content": sentence.strip()}]
+    asked = f'"{sentence.strip()}"' if quoted else sentence.strip()
+    return [{"role": "system", "content": system}, *example, {"role": "user", "content": asked}]
 
 
 def accept_translation(output: str, target: str) -> str | None:

@@ -28,7 +28,7 @@ from .prompt import without_prompt_tags
 from .quote import Choice
 from .rewrite import accept_translation, sentence_messages
 from .support import HEADING, LEAD, answer_sentences
-from .text import cite, segments, strip_citations
+from .text import CJK_CHAR, cite, segments, strip_citations
 
 Complete = Callable[[list[dict[str, str]], int], str]  # the model's reply to some messages, within a token cap
 
@@ -132,11 +132,13 @@ def still_leads(line: str, translation: str) -> str:
     '你可以使用 `pip` 安装 SOCKS 支持：'
     >>> still_leads("Like this:", "Comme ceci."), still_leads("Like this...", "Comme ceci.")
     ('Comme ceci:', 'Comme ceci.')
+    >>> still_leads("Here is an example:", "这里是一个示例:")  # and a Chinese one ends on a full-width colon
+    '这里是一个示例：'
     """
     text = translation.rstrip()
-    if not strip_citations(line).rstrip().endswith((":", "：")) or not text.endswith((".", "。")):
+    if not strip_citations(line).rstrip().endswith((":", "：")) or not text.endswith((".", "。", ":")):
         return translation
-    return text[:-1] + ("：" if text.endswith("。") else ":")
+    return text[:-1] + ("：" if CJK_CHAR.search(text) else ":")
 
 
 def translate_sentences(complete: Complete, sentences: Sequence[str], source: str, target: str,
@@ -147,10 +149,22 @@ def translate_sentences(complete: Complete, sentences: Sequence[str], source: st
     >>> translate_sentences(lambda messages, cap: {"Off.": "关。", "On.": ""}[messages[-1]["content"]],
     ...                     ["Off.", "On."], "en", "zh", 48)
     {'Off.': '关。'}
+
+    A sentence the model gives back unchanged is asked once more, in quotation marks (the small model echoed
+    "Here's an example:" into Chinese, and translated it when quoted):
+
+    >>> replies = {"Here is an example:": "Here is an example:", '"Here is an example:"': '"这里是一个示例:"'}
+    >>> translate_sentences(lambda messages, cap: replies[messages[-1]["content"]], ["Here is an example:"], "en",
+    ...                     "zh", 48)
+    {'Here is an example:': '这里是一个示例:'}
     """
     found = {}
     for sentence in dict.fromkeys(sentences):
         translation = accept_translation(complete(sentence_messages(sentence, source, target), tokens), target)
+        if translation == sentence.strip() and source != target:
+            again = complete(sentence_messages(sentence, source, target, quoted=True), tokens)
+            translation = (accept_translation(again, target) or "").strip('"“”「」 ')
+            translation = translation if translation and translation != sentence.strip() else None
         if translation:
             found[sentence] = translation
     return found
