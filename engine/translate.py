@@ -141,6 +141,19 @@ def still_leads(line: str, translation: str) -> str:
     return text[:-1] + ("：" if CJK_CHAR.search(text) else ":")
 
 
+def unquoted(text: str) -> str:
+    """A reply without the quotation marks around the whole of it (what a quoted sentence is often given back in).
+
+    >>> unquoted('"这里是一个示例："'), unquoted("「例：」"), unquoted('设置 "utf-8" 编码')
+    ('这里是一个示例：', '例：', '设置 "utf-8" 编码')
+    """
+    text = text.strip()
+    for opening, closing in ('""', "“”", "「」"):
+        if len(text) > 1 and text[0] == opening and text[-1] == closing:
+            return text[1:-1].strip()
+    return text
+
+
 def translate_sentences(complete: Complete, sentences: Sequence[str], source: str, target: str,
                         tokens: int) -> dict[str, str]:
     """Each sentence with its translation from ``source`` into ``target``, where the model gave one (a call each,
@@ -163,7 +176,7 @@ def translate_sentences(complete: Complete, sentences: Sequence[str], source: st
         translation = accept_translation(complete(sentence_messages(sentence, source, target), tokens), target)
         if translation == sentence.strip() and source != target:
             again = complete(sentence_messages(sentence, source, target, quoted=True), tokens)
-            translation = (accept_translation(again, target) or "").strip('"“”「」 ')
+            translation = unquoted(accept_translation(again, target) or "")
             translation = translation if translation and translation != sentence.strip() else None
         if translation:
             found[sentence] = translation

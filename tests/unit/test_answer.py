@@ -57,8 +57,8 @@ def test_a_backed_line_leading_into_shown_code_gets_the_checkers_id():
                  Support("$ pip install httpx[socks]", [], "supported", {1: 1.0}, 1, "Copied from passage [1].", True)]
     choice = verified(sentences, answer)
     assert choice.text.startswith("You can install SOCKS support using `pip` [1]:\n\n```shell\n$ pip install")
-    assert (choice.sentences[0].cited, choice.sentences[0].cited_by, choice.sentences[0].status) == ([1], "checker",
-                                                                                                      "exempt")
+    lead = choice.sentences[0]
+    assert (lead.cited, lead.cited_by, lead.status) == ([1], "checker", "exempt")
     unscored = [Support("Here's an example:", [], "exempt", {}, None, LEAD), sentences[1]]
     assert verified(unscored, answer.replace("You can install SOCKS support using `pip`:", "Here's an example:")
                     ).text.startswith("Here's an example:\n")  # it names nothing: no passage is said to back it
