@@ -87,8 +87,8 @@ def shown_sentence(s: Support, valid: Collection[int] | None = None) -> Support 
         if s.reason == HEADING:  # a title over what follows: bold, as the quotes' section headings, without ids
             return s._replace(text=f"**{strip_markup(strip_citations(s.text))}**", cited=[], cited_by=None)
         ids = [i for i in s.cited if valid is None or i in valid]
-        if not ids and s.reason == LEAD and max(s.support.values(), default=0.0) >= SUPPORT_THRESHOLD:
-            best = max(s.support, key=s.support.get)
+        best = backing(s) if not ids and s.reason == LEAD else None
+        if best is not None:
             return s._replace(text=cite(s.text, [best]), cited=[best], cited_by="checker")
         text = s.text if ids == s.cited else cite(s.text, ids)
         return s._replace(text=text, cited=ids, cited_by="model" if ids else None)
@@ -176,6 +176,17 @@ def _end_lead(lead: tuple[int, int], out: list[str], shown: list[Support | None]
     out[lead[0]], shown[lead[1]] = (alone.text, alone) if alone is not None else ("", None)
 
 
+def backing(s: Support) -> int | None:
+    """The passage that best supports a line, if it reaches the support threshold; else None.
+
+    >>> lead = Support("Use `pip`:", [], "exempt", {1: 0.2, 2: 0.8}, None, LEAD)
+    >>> backing(lead), backing(lead._replace(support={})), backing(lead._replace(support={1: 0.1}))
+    (2, None, None)
+    """
+    best = max(s.support, key=s.support.get, default=None)
+    return best if best is not None and s.support[best] >= SUPPORT_THRESHOLD else None
+
+
 def lead_alone(s: Support) -> Support | None:
     """A line that leads into code (or a list) that is not shown: dropped, unless a passage backs what it names; then
     it is shown as a sentence of its own, with that passage's id.
@@ -186,10 +197,11 @@ def lead_alone(s: Support) -> Support | None:
     >>> lead_alone(Support("Here is an example:", [], "exempt", {}, None, LEAD)) is None
     True
     """
-    if max(s.support.values(), default=0.0) < SUPPORT_THRESHOLD:
+    best = backing(s)
+    if best is None:
         return None
     own = [] if s.cited_by == "checker" else s.cited  # the checker's id, given when it was shown as a lead
-    ids, by = shown_citations(s._replace(cited=own, suggested=max(s.support, key=s.support.get)))
+    ids, by = shown_citations(s._replace(cited=own, suggested=best))
     bare = strip_citations(s.text).rstrip()
     text = cite(bare[:-1] + ("。" if bare.endswith("：") else "."), ids)
     return s._replace(text=text, cited=ids, cited_by=by, status="supported", reason=ENDED)
