@@ -4,7 +4,8 @@ A code block of the model's answer is supported when a passage has it
 (``copied_from``: line by line, REPL prompts, output lines and the user's own
 URLs aside), and shown as the documents' own example when it adapts one
 (``adapted_from``: every name it uses is in that block, apart from the
-question's). Pure functions of text; ``support`` uses them.
+question's; the likest in shape when several are). Pure functions of text;
+``support`` uses them.
 
 >>> copied_from("r = httpx.get('https://example.org')", ">>> r = httpx.get('https://www.example.com')\\n<Response [200 OK]>")
 True
@@ -12,6 +13,7 @@ True
 
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Sequence
 
@@ -67,10 +69,31 @@ def code_names(code: str) -> set[str]:
     return set(_NAME.findall(code))
 
 
+def shape(code: str) -> str:
+    """A code block's skeleton: every name and number as ``x``, without whitespace, what an adapted copy keeps.
+
+    >>> shape("http://localhost:8000/items/?tag=a&tag=b") == shape("http://localhost:8000/items/?q=foo&q=bar")
+    True
+    >>> shape("client = httpx.Client(timeout=5)")
+    'x=x.x(x=x)'
+    """
+    return re.sub(r"\s+", "", _NAME.sub("x", code))
+
+
+def shape_likeness(code: str, block: str) -> float:
+    """How alike two skeletons are, 0 to 1 (their first 400 characters).
+
+    >>> shape_likeness("a = f(b=1)", "client = g(timeout=5)"), shape_likeness("u/?q=1", "u/")
+    (1.0, 0.5)
+    """
+    mine, theirs = shape(code)[:400], shape(block)[:400]
+    return difflib.SequenceMatcher(None, mine, theirs, autojunk=False).ratio()
+
+
 def adapted_from(code: str, blocks: Sequence[str], question: str = "") -> int | None:
-    """Which of the passages' code ``blocks`` the model's code adapts: the smallest block that uses every name the
-    code uses, apart from the user's own (words of the question). None when no block does, or when fewer than
-    three names are left to tell which block it adapts.
+    """Which of the passages' code ``blocks`` the model's code adapts: of the blocks that use every name the code
+    uses, apart from the user's own (words of the question), the one whose shape is likest the code's, then the
+    smallest. None when no block does, or when fewer than three names are left to tell which block it adapts.
 
     A small model trims an example, renames a variable from the question or
     changes a literal; the documents' own block is then shown in its place. A
@@ -81,9 +104,18 @@ def adapted_from(code: str, blocks: Sequence[str], question: str = "") -> int | 
     0
     >>> adapted_from("print(response.elapsed)\\nclient = httpx.Client()", blocks) is None
     True
+
+    The user's own parameter in a URL keeps the query string's shape, so the
+    block with one is chosen over the bare URL:
+
+    >>> urls = ["http://localhost:8000/items/", "http://localhost:8000/items/?q=foo&q=bar"]
+    >>> adapted_from("http://localhost:8000/items/?tag=a&tag=b", urls, "accept a list like ?tag=a&tag=b")
+    1
     """
     mine = code_names(code) - code_names(question)
     if len(mine) < 3:
         return None
-    fits = [(len(code_names(block)), n) for n, block in enumerate(blocks) if mine <= code_names(block)]
-    return min(fits)[1] if fits else None
+    fits = [n for n, block in enumerate(blocks) if mine <= code_names(block)]
+    if len(fits) < 2:
+        return fits[0] if fits else None
+    return max(fits, key=lambda n: (round(shape_likeness(code, blocks[n]), 2), -len(code_names(blocks[n]))))

@@ -146,6 +146,16 @@ def test_code_the_model_adapted_from_an_example_shows_the_example_and_invented_n
     assert checker.check_code("print(request.method, request.url)").status == "unsupported"  # the question's own
 
 
+def test_an_adapted_url_is_shown_as_the_example_of_the_same_shape(fake_embedder):
+    # The model put the user's own parameter in the docs' URL: the block with a query string is its example, not the
+    # bare URL further down, which also has every name left once the user's own are set aside.
+    passages = ["Then, with a URL like:\n```\nhttp://localhost:8000/items/?q=foo&q=bar\n```\nyou receive a list.\n\n"
+                "If you go to:\n```\nhttp://localhost:8000/items/\n```\nthe default is used."]
+    checker = SupportChecker(fake_embedder, passages, question="how do I make a param accept a list like ?tag=a&tag=b")
+    adapted = checker.check_code("http://localhost:8000/items/?tag=a&tag=b")
+    assert (adapted.status, adapted.example) == ("supported", "http://localhost:8000/items/?q=foo&q=bar")
+
+
 def test_each_unit_knows_the_section_it_is_in(fake_embedder):
     passages = ["A sentence before any heading.\n\n## Event hooks { #hooks }\n\nHooks run on every request.",
                 "No heading in this one at all."]
