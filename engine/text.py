@@ -174,13 +174,19 @@ CITATION = re.compile(r"\[(\d+)\]")
 _CITATION_RUN = re.compile(r"\s*(?:\[\d+\])+")
 
 
+_INCLUDE_SPAN = re.compile(r"\{\*.*?\*\}")  # a docs-build include, {* file hl[9] *}: its brackets mark lines
+
+
 def citations(text: str) -> list[int]:
-    """Ids cited in ``text``, in order, ignoring brackets inside inline code (``a[1]``).
+    """Ids cited in ``text``, in order, ignoring brackets inside inline code (``a[1]``) and inside a docs-build
+    include's line marks (``{* app.py hl[9] *}``).
 
     >>> citations("Off [1][3]. Index `a[2]`.")
     [1, 3]
+    >>> citations("{* ../../docs_src/app/tutorial012_py310.py hl[9] *} [2]")
+    [2]
     """
-    return [int(x) for x in CITATION.findall(strip_inline_code(text))]
+    return [int(x) for x in CITATION.findall(strip_inline_code(_INCLUDE_SPAN.sub(" ", text)))]
 
 
 def strip_citations(text: str) -> str:

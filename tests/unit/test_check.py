@@ -98,3 +98,11 @@ def test_escape_phrases_in_every_language():
     assert is_escape("Les documents ne traitent pas de ce point.")
     assert is_escape("文档里没有找到相关说明")
     assert not is_escape("The documents cover this in detail [1].")
+
+
+def test_a_docs_build_include_copied_by_the_model_cites_nothing():
+    # FastAPI's pages pull code in with {* file hl[9] *}; the 0.5B copies the line, and its line mark is no source.
+    text = ("You can declare a list like this:\n\n{* ../../docs_src/query_params_str_validations/tutorial012_an_py310.py"
+            " hl[9] *}\n\nThen call it with several values [2].")
+    check = check_citations(text, 5)
+    assert (check.cited, check.invalid) == ([2], [])
