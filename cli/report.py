@@ -55,8 +55,10 @@ def print_answer(answer: Answer, out: TextIO) -> None:
     added = [s for s in answer.final_sentences if s.cited_by == "checker" and answer.verdict == "verified"]
     if added:
         print("\nCitations added or corrected by RepoBot (the model did not give them):", file=out)
-        for s in added:
-            print(f"  {''.join(f'[{i}]' for i in s.cited)} {s.text.splitlines()[0][:90]}", file=out)
+        for s in added:  # a code block names its passage in ``suggested`` (code carries no [n])
+            ids = s.cited or ([s.suggested] if s.suggested else [])
+            what = "the documents' example: " if s.example else ""
+            print(f"  {''.join(f'[{i}]' for i in ids)} {what}{s.text.splitlines()[0][:90]}", file=out)
     if answer.sources:
         print("\nSources: " + "  ".join(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}" for h in answer.sources), file=out)
     for note in answer.notes:

@@ -138,3 +138,24 @@ def test_ask_prints_the_quotes_then_the_draft_under_its_language_then_the_checke
     order = ["Retrieved: [1] guide/redirects.md", "> HTTPX does not follow redirects by default. [1]", label,
              "HTTPX does not follow redirects by default [1].", "Verdict: verified", "HTTPX 默认不跟随重定向 [1]。"]
     assert [out.index(line) for line in order] == sorted(out.index(line) for line in order)
+
+
+def test_the_documents_example_shown_for_the_model_code_names_its_passage():
+    import io
+
+    from repobot.cli.report import print_answer
+    from repobot.engine.chunk import Chunk
+    from repobot.engine.result import Answer
+    from repobot.engine.retrieve import Hit
+    from repobot.engine.support import Support
+
+    hits = [Hit(n, 0, Chunk(f"tutorial/page{n}.md", "", 10 * n, 10 * n + 5, "t"), 0.5) for n in (1, 2, 3)]
+    lead = Support("Then, with a URL like:", [], "exempt", {}, None, "")
+    code = Support("http://localhost:8000/items/?q=foo&q=bar", [], "supported", {3: 1.0}, 3, "", True, "checker",
+                   example="http://localhost:8000/items/?q=foo&q=bar")
+    answer = Answer("Q?", "en", "m", [], hits, final_sentences=[lead, code], verdict="verified",
+                    final_answer="Then, with a URL like:\n\n```\nhttp://localhost:8000/items/?q=foo&q=bar\n```")
+    out = io.StringIO()
+    print_answer(answer, out)
+    assert "  [3] the documents' example: http://localhost:8000/items/?q=foo&q=bar" in out.getvalue()
+    assert "Sources: [3] tutorial/page3.md:30-35" in out.getvalue()
