@@ -81,7 +81,7 @@ _LATIN_MARKERS = {
     "en": "the is are does do how what which can with for to of in by not and this that you",
     "fr": "le la les des une est que qui pour dans avec comment quel quelle sont par pas sur faut peut vous",
     "de": "der die das und ist nicht mit für von den ein eine wie auch sie werden kann sich",
-    "es": "el los las del que una para con por como está son puede también pero más",
+    "es": "el los las del que una para con por como está son puede también pero más cómo qué cuál dónde puedo hay",
     "pt": "o os as do da dos das que uma para com por como não são pode também você",
     "it": "il gli della che una per con come non sono può anche questo nella",
     "tr": "ve bir bu için ile olarak da de gibi daha nasıl değil çok",
@@ -97,6 +97,11 @@ _SCRIPTS = (
 )
 _UKRAINIAN = re.compile(r"[іїєґІЇЄҐ]")
 _FRENCH_ACCENTS = re.compile(r"[éèêàùçôîû]", re.I)
+_SPANISH_MARKS = re.compile(r"[¿¡ñ]", re.I)
+
+# Languages RepoBot reads (``detect_language``) but does not answer in: named when it says so.
+READ_ONLY_NAMES = {"ko": "Korean", "ru": "Russian", "uk": "Ukrainian", "hi": "Hindi", "de": "German",
+                   "es": "Spanish", "pt": "Portuguese", "it": "Italian", "tr": "Turkish"}
 
 
 def detect_language(text: str) -> str:
@@ -108,6 +113,8 @@ def detect_language(text: str) -> str:
 
     >>> detect_language("Wie kann ich die Anfrage abbrechen?"), detect_language("Как отменить запрос?")
     ('de', 'ru')
+    >>> detect_language("¿Cómo configuro un proxy en httpx?"), detect_language("Comment configurer un proxy en httpx ?")
+    ('es', 'fr')
     """
     for code, pattern in _SCRIPTS:
         if len(pattern.findall(text)) >= 2:
@@ -117,6 +124,7 @@ def detect_language(text: str) -> str:
     words = [w.lower() for w in _WORD.findall(text)]
     scores = {code: sum(w in markers for w in words) for code, markers in _MARKER_WORDS.items()}
     scores["fr"] += len(_FRENCH_ACCENTS.findall(text))
+    scores["es"] += len(_SPANISH_MARKS.findall(text))
     best = max(scores, key=lambda code: (scores[code], code == "en"))
     return best if scores[best] > scores["en"] else "en"
 
@@ -128,6 +136,21 @@ def answer_language(code: str) -> Language:
     ('en', 'zh')
     """
     return LANGUAGES.get(code, LANGUAGES["en"])
+
+
+def not_answered_note(asked: str) -> str | None:
+    """Said beside an answer to a question in a language RepoBot reads but does not answer in; None otherwise.
+
+    >>> not_answered_note("ko")
+    'Asked in Korean, which RepoBot reads but does not answer in: the answer is in English (RepoBot answers in English, Chinese, French or Japanese).'
+    >>> not_answered_note("fr") is None
+    True
+    """
+    if asked in LANGUAGES:
+        return None
+    names = [lang.name for lang in LANGUAGES.values()]
+    return (f"Asked in {READ_ONLY_NAMES.get(asked, 'a language')}, which RepoBot reads but does not answer in: the "
+            f"answer is in English (RepoBot answers in {', '.join(names[:-1])} or {names[-1]}).")
 
 
 def language(code: str) -> Language:

@@ -15,6 +15,7 @@ from repobot.engine.rewrite import accept_query, accept_translation, sentence_me
     ("Wie kann ich eine Datei hochladen und die Größe prüfen?", "de"),
     ("Как загрузить файл?", "ru"),
     ("파일을 업로드하는 방법", "ko"),
+    ("¿Cómo configuro un proxy en httpx?", "es"),  # its words are French's too ("un", "en"): ¿ and "cómo" tell
     ("How do I use `httpx.Client(follow_redirects=True)`?", "en"),
 ])
 def test_detect_language(text, code):
