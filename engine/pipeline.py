@@ -32,7 +32,7 @@ from .collection import Collection
 from .events import Done, Drafting, Event, Preview, Retrieved, Token
 from .gate import GateResult, gate
 from .generate import Generation, Messages
-from .languages import answer_language, detect_language
+from .languages import answer_language, detect_language, not_answered_note
 from .options import AskOptions, check_options, clean_question
 from .prompt import (
     WHOLE_TAG, Piece, build_messages, fit_passages, fits, link_text, prompt_tokens, trim_passage,
@@ -155,6 +155,8 @@ class Pipeline:
         question, notes = clean_question(question)
         check_options(options)
         lang = answer_language(detect_language(question)).code if options.language == "auto" else options.language
+        if options.language == "auto" and (unanswered := not_answered_note(detect_language(question))):
+            notes.append(unanswered)  # a Korean question gets an English answer, and is told why
         found = self._search(question, options, earlier)
         index = self.collection.index
         hits, rewritten = widen(found.hits, index.chunks, options.read), found.rewritten

@@ -262,6 +262,20 @@ def test_a_question_in_another_language_is_answered_in_the_documents_language_th
     assert llm.calls[-1][-1]["content"] == "Pass `follow_redirects=True` to enable them."  # one sentence, without ids
 
 
+def test_a_question_in_a_language_repobot_does_not_answer_in_is_answered_in_english_and_says_so(docs):
+    llm = ByTaskLLM("Does HTTPX follow redirects by default?",
+                    "HTTPX does not follow redirects by default [1]. Pass `follow_redirects=True` to enable them [1].", {})
+    answer = Pipeline(docs, models=fake_models(llm=llm)).ask("¿HTTPX sigue las redirecciones por defecto?",
+                                                             AskOptions(k=3))
+    assert answer.searched_for == "Does HTTPX follow redirects by default?"  # translated for retrieval
+    assert answer.language == "en" and answer.verdict == "verified"
+    assert answer.final_answer.startswith("HTTPX does not follow redirects by default [1].")
+    assert any(note.startswith("Asked in Spanish, which RepoBot reads but does not answer in") for note in answer.notes)
+    chosen = Pipeline(docs, models=fake_models(llm=llm)).ask("¿HTTPX sigue las redirecciones por defecto?",
+                                                             AskOptions(k=3, language="en"))
+    assert not any(note.startswith("Asked in") for note in chosen.notes)  # the user chose English: nothing to explain
+
+
 def test_a_translation_that_adds_a_name_is_not_shown_the_checked_english_is(docs):
     llm = answers_in_english("`requests` 默认不跟随重定向。")  # a name the English sentence does not give
     answer = Pipeline(docs, models=fake_models(llm=llm)).ask("HTTPX 默认会跟随重定向吗？", AskOptions(k=3))
