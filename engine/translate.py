@@ -40,7 +40,10 @@ def model_question(question: str, rewritten: str | None, asked_in: str, answer_i
     ``documents_in``: the language the model writes for these documents. When
     the answer is wanted in another language than the documents', the model
     answers in theirs: to the question itself if it is in that language, else to
-    its rewrite. Without a rewrite it answers the question as asked.
+    its rewrite. Without a rewrite it answers the question as asked. A question
+    in a language RepoBot does not answer in (Spanish, over English documents)
+    is answered in English, to its rewrite: given the Spanish, the model writes
+    a mix of the two that no passage backs.
 
     >>> model_question("httpx 会重试吗？", "Does httpx retry?", "zh", "zh", "en")
     ('Does httpx retry?', 'en')
@@ -48,9 +51,11 @@ def model_question(question: str, rewritten: str | None, asked_in: str, answer_i
     ('httpx 会重试吗？', 'zh')
     >>> model_question("Does httpx retry?", "retry httpx", "en", "fr", "en")  # English, answered in French
     ('Does httpx retry?', 'en')
+    >>> model_question("¿httpx reintenta?", "Does httpx retry?", "es", "en", "en")
+    ('Does httpx retry?', 'en')
     """
     if answer_in == documents_in:
-        return question, answer_in
+        return (rewritten if rewritten and asked_in != documents_in else question), answer_in
     if asked_in == documents_in:
         return question, documents_in
     if rewritten:

@@ -268,6 +268,7 @@ def test_a_question_in_a_language_repobot_does_not_answer_in_is_answered_in_engl
     answer = Pipeline(docs, models=fake_models(llm=llm)).ask("¿HTTPX sigue las redirecciones por defecto?",
                                                              AskOptions(k=3))
     assert answer.searched_for == "Does HTTPX follow redirects by default?"  # translated for retrieval
+    assert answer.prompt[-1]["content"].endswith("Question: Does HTTPX follow redirects by default?")  # and answered
     assert answer.language == "en" and answer.verdict == "verified"
     assert answer.final_answer.startswith("HTTPX does not follow redirects by default [1].")
     assert any(note.startswith("Asked in Spanish, which RepoBot reads but does not answer in") for note in answer.notes)
