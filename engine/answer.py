@@ -27,7 +27,8 @@ from .names import identifiers, named_in
 from .prompt import without_directives, without_prompt_tags
 from .quote import INTRODUCES, Choice, extractive, pick_quotes, quoted
 from .support import HEADING, LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
-from .text import cite, drop_empty_code_blocks, normalise_code, outside_code, strip_citations, strip_markup
+from .text import (cite, drop_empty_code_blocks, normalise_code, outside_code, strip_citations, strip_markup,
+                   without_html)
 from .tokens import content_words
 
 # A passage sentence is not quoted after an answer that says this share of its content words: it is said already.
@@ -161,7 +162,9 @@ def _shown_here(kept: Support | None, sentences: Sequence[Support], shown: Seque
     if kept.status != "exempt" and any(x and _said(kept.text) == _said(x.text) for x in shown):
         return None
     if not kept.is_code:
-        kept = kept._replace(text=without_prompt_tags(kept.text))
+        text = without_prompt_tags(kept.text)
+        bare = without_html(text)  # a figure and its caption copied from a page: its words, ids at their end
+        kept = kept._replace(text=cite(bare, kept.cited) if bare != text and kept.cited else bare)
         if not strip_citations(kept.text).strip():
             return None
     return kept

@@ -319,6 +319,26 @@ _TAGS = re.compile(r"</?[a-zA-Z][^>\n]*>")
 _ATTRIBUTES = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")  # mkdocs "## Title { #title }"
 
 
+_HTML_CODE = re.compile(r"<code>([^<`\n]+)</code>", re.I)
+_LAYOUT_TAG = re.compile(r"</?(?:div|img|figure|figcaption|picture|source|p|br|span|a|em|strong|b|i|u|center|small|sub|"
+                         r"sup|abbr)\b[^>\n]*>[ \t]*", re.I)
+
+
+def without_html(prose: str) -> str:
+    """A sentence the model wrote without the HTML layout it copied from a page (a figure, its caption, ``<br>``);
+    ``<code>`` becomes backticks, and tags inside inline code stay.
+
+    >>> without_html('<div align="center"> <img src="p.svg"/> <figcaption><em>How a proxy works [1].')
+    'How a proxy works [1].'
+    >>> without_html("Run <code>make</code>.<br>Add `<br>` to break a line.")
+    'Run `make`. Add `<br>` to break a line.'
+    """
+    pieces = _INLINE_CODE.split(prose)  # prose, code, prose, code, ...
+    out = "".join(_LAYOUT_TAG.sub(" ", _HTML_CODE.sub(r"`\1`", p)) if n % 2 == 0 else f"`{p}`"
+                  for n, p in enumerate(pieces))
+    return re.sub(r"[ \t]{2,}", " ", out).strip() if out != prose else prose
+
+
 _LINK_DEFINITION = re.compile(  # [id]: destination "optional title", alone on its line (CommonMark's shape)
     r"""^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*\S+(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$""", re.M)
 

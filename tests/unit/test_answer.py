@@ -235,6 +235,19 @@ def test_the_prompts_own_tags_echoed_back_are_not_shown():
     assert choice.text == "Redirects are off by default [1]." and len(choice.sentences) == 1
 
 
+def test_the_html_layout_the_model_copied_from_a_page_is_not_shown():
+    # The proxies page opens with a figure; the 0.5B copied it with its caption, which a passage backs.
+    figure = '<div align="center"> <img src="proxy.svg"/> <figcaption><em>Diagram of how a proxy works [1].'
+    caption_end = 'Your client requests <code>example.com</code> through a proxy.</em></figcaption> </div>'
+    answer = f"{figure} {caption_end}\n\nPass the proxy URL to the client [1]."
+    sentences = [sentence(figure, [1], "supported"), sentence(caption_end, [], "uncited", 1),
+                 sentence("Pass the proxy URL to the client [1].", [1], "supported")]
+    choice = verified(sentences, answer)
+    assert choice.text == ("Diagram of how a proxy works [1]. Your client requests `example.com` through a proxy [1]."
+                           "\n\nPass the proxy URL to the client [1].")
+    assert "<" not in "".join(s.text for s in choice.sentences)
+
+
 def test_a_sentence_repeating_the_question_is_not_shown_nor_counted():
     answer = "Our proxy needs a password. Redirects are off by default [1]."
     sentences = [Support("Our proxy needs a password.", [], "exempt", {}, None, REPEATS),
