@@ -24,11 +24,10 @@ from typing import Callable, Collection, Sequence
 from .check import is_escape
 from .languages import language
 from .names import identifiers, named_in
-from .prompt import without_directives, without_prompt_tags
+from .copied import without_directives, without_html, without_prompt_tags
 from .quote import INTRODUCES, Choice, extractive, pick_quotes, quoted
 from .support import HEADING, LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
-from .text import (cite, drop_empty_code_blocks, normalise_code, outside_code, strip_citations, strip_markup,
-                   without_html)
+from .text import cite, drop_empty_code_blocks, normalise_code, outside_code, strip_citations, strip_markup
 from .tokens import content_words
 
 # A passage sentence is not quoted after an answer that says this share of its content words: it is said already.

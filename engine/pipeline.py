@@ -34,10 +34,8 @@ from .gate import GateResult, gate
 from .generate import Generation, Messages
 from .languages import answer_language, detect_language, not_answered_note
 from .options import AskOptions, check_options, clean_question
-from .prompt import (
-    WHOLE_TAG, Piece, build_messages, fit_passages, fits, link_text, prompt_tokens, trim_passage,
-    without_example,
-)
+from .copied import WHOLE_TAG, without_example
+from .prompt import Piece, build_messages, fit_passages, fits, link_text, prompt_tokens, trim_passage
 from .quote import evidence, extractive
 from .registry import ModelSet
 from .result import Answer, Timings

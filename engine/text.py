@@ -12,7 +12,7 @@ identifiers and numbers a sentence names, and whether a text names a term).
 from __future__ import annotations
 
 import re
-from typing import Iterator, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 # --- scripts ----------------------------------------------------------------------
 KANA = "\u3040-\u30ff"
@@ -197,8 +197,17 @@ def strip_citations(text: str) -> str:
     >>> strip_citations("Read `r.history[0]` first [1].")
     'Read `r.history[0]` first.'
     """
+    return outside_inline_code(text, lambda prose: _CITATION_RUN.sub("", prose)).strip()
+
+
+def outside_inline_code(text: str, change: Callable[[str], str]) -> str:
+    """``change`` applied to the text between inline code spans, which stay as they are.
+
+    >>> outside_inline_code("a `b` c", str.upper)
+    'A `b` C'
+    """
     pieces = _INLINE_CODE.split(text)  # prose, code, prose, code, …: the group keeps each span's inside
-    return "".join(_CITATION_RUN.sub("", p) if n % 2 == 0 else f"`{p}`" for n, p in enumerate(pieces)).strip()
+    return "".join(change(p) if n % 2 == 0 else f"`{p}`" for n, p in enumerate(pieces))
 
 
 def cite(sentence: str, ids: list[int]) -> str:
@@ -317,26 +326,6 @@ _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"\*\*|__(?=\w)|(?<=\w)__|`")
 _TAGS = re.compile(r"</?[a-zA-Z][^>\n]*>")
 _ATTRIBUTES = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")  # mkdocs "## Title { #title }"
-
-
-_HTML_CODE = re.compile(r"<code>([^<`\n]+)</code>", re.I)
-_LAYOUT_TAG = re.compile(r"</?(?:div|img|figure|figcaption|picture|source|p|br|span|a|em|strong|b|i|u|center|small|sub|"
-                         r"sup|abbr)\b[^>\n]*>[ \t]*", re.I)
-
-
-def without_html(prose: str) -> str:
-    """A sentence the model wrote without the HTML layout it copied from a page (a figure, its caption, ``<br>``);
-    ``<code>`` becomes backticks, and tags inside inline code stay.
-
-    >>> without_html('<div align="center"> <img src="p.svg"/> <figcaption><em>How a proxy works [1].')
-    'How a proxy works [1].'
-    >>> without_html("Run <code>make</code>.<br>Add `<br>` to break a line.")
-    'Run `make`. Add `<br>` to break a line.'
-    """
-    pieces = _INLINE_CODE.split(prose)  # prose, code, prose, code, ...
-    out = "".join(_LAYOUT_TAG.sub(" ", _HTML_CODE.sub(r"`\1`", p)) if n % 2 == 0 else f"`{p}`"
-                  for n, p in enumerate(pieces))
-    return re.sub(r"[ \t]{2,}", " ", out).strip() if out != prose else prose
 
 
 _LINK_DEFINITION = re.compile(  # [id]: destination "optional title", alone on its line (CommonMark's shape)

@@ -24,7 +24,7 @@ from typing import Callable, Mapping, Sequence
 
 from .languages import language
 from .names import identifiers
-from .prompt import without_prompt_tags
+from .copied import without_prompt_tags
 from .quote import Choice
 from .rewrite import accept_translation, sentence_messages
 from .support import HEADING, LEAD, answer_sentences

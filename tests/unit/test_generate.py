@@ -1,7 +1,7 @@
 import threading
 
 from repobot.engine.generate import Generation
-from repobot.engine.prompt import WHOLE_TAG
+from repobot.engine.copied import WHOLE_TAG
 from tests.conftest import FakeLLM
 
 
