@@ -6,6 +6,7 @@ import json
 import re
 from typing import TextIO
 
+from repobot.engine.export import MARK
 from repobot.engine.languages import language
 from repobot.engine.result import Answer
 
@@ -32,7 +33,6 @@ def json_text(data, indent: int | None = 2) -> str:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-STATUS_MARK = {"supported": "✓", "miscited": "↺", "unsupported": "✗", "uncited": "?", "exempt": "·"}
 
 
 def print_answer(answer: Answer, out: TextIO) -> None:
@@ -47,7 +47,7 @@ def print_answer(answer: Answer, out: TextIO) -> None:
         print(f"Check: cited {check.cited}, invalid {check.invalid or 'none'}, uncited {len(check.uncited)}", file=out)
         for s in answer.sentences:
             label = s.text.splitlines()[0][:90] + (" …" if len(s.text) > 90 or "\n" in s.text else "")
-            print(f"  {STATUS_MARK[s.status]} {s.status:<11} {label}", file=out)
+            print(f"  {MARK[s.status]} {s.status:<11} {label}", file=out)
     print(f"\nVerdict: {answer.verdict}\n", file=out)
     print(answer.final_answer, file=out)
     if answer.missing_terms:

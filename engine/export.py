@@ -37,10 +37,16 @@ def answer_markdown(answer: Answer) -> str:
             out.append(f"- {MARK[s.status]} {s.status}{by}: {s.text.splitlines()[0]}")
         out.append("")
     out.append(f"*Verdict: {answer.verdict}.*")
+    out += [f"*Note: {note}*" for note in answer.notes]  # a translation, a language not answered in, a second draft
     return "\n".join(out)
 
 
 def conversation_markdown(answers: Sequence[Answer], *, title: str = "") -> str:
-    """The whole conversation; the title heads it when given."""
+    """The whole conversation; the title heads it when given, and each answer's notes follow its verdict.
+
+    >>> a = Answer("¿Qué?", "en", "m", [], [], verdict="not_found", final_answer="x", notes=["Asked in Spanish."])
+    >>> conversation_markdown([a]).splitlines()[-1]
+    '*Note: Asked in Spanish.*'
+    """
     parts = ([f"# {title}"] if title else []) + [answer_markdown(a) for a in answers]
     return "\n\n".join(parts)
