@@ -99,7 +99,7 @@ def without_example(answer: str) -> str:
 
 _HTML_CODE = re.compile(r"<code>([^<`\n]+)</code>", re.I)
 _LAYOUT_TAG = re.compile(r"</?(?:div|img|figure|figcaption|picture|source|p|br|span|a|em|strong|b|i|u|center|small|sub|"
-                         r"sup|abbr)\b[^>\n]*>[ \t]*", re.I)
+                         r"sup|abbr)\b[^>\n]*>", re.I)
 
 
 def without_html(prose: str) -> str:
@@ -108,8 +108,11 @@ def without_html(prose: str) -> str:
 
     >>> without_html('<div align="center"> <img src="p.svg"/> <figcaption><em>How a proxy works [1].')
     'How a proxy works [1].'
-    >>> without_html("Run <code>make</code>.<br>Add `<br>` to break a line.")
-    'Run `make`. Add `<br>` to break a line.'
+    >>> without_html("Run <code>make</code>.<br>Add `<br>` to break a <b>new</b> line.")
+    'Run `make`. Add `<br>` to break a new line.'
     """
-    out = outside_inline_code(prose, lambda text: _LAYOUT_TAG.sub(" ", _HTML_CODE.sub(r"`\1`", text)))
+    def plain(text: str) -> str:  # a closing tag leaves nothing ("bold</b>."), any other a space ("a.<br>B")
+        return _LAYOUT_TAG.sub(lambda m: "" if m[0].startswith("</") else " ", _HTML_CODE.sub(r"`\1`", text))
+
+    out = outside_inline_code(prose, plain)
     return re.sub(r"[ \t]{2,}", " ", out).strip() if out != prose else prose
