@@ -99,7 +99,7 @@ def without_example(answer: str) -> str:
 
 _HTML_CODE = re.compile(r"<code>([^<`\n]+)</code>", re.I)
 _LAYOUT_TAG = re.compile(r"</?(?:div|img|figure|figcaption|picture|source|p|br|span|a|em|strong|b|i|u|center|small|sub|"
-                         r"sup|abbr)\b[^>\n]*>", re.I)
+                         r"sup|abbr)\b[^<>\n]*>", re.I)
 
 
 def without_html(prose: str) -> str:

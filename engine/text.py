@@ -174,7 +174,7 @@ CITATION = re.compile(r"\[(\d+)\]")
 _CITATION_RUN = re.compile(r"\s*(?:\[\d+\])+")
 
 
-_INCLUDE_SPAN = re.compile(r"\{\*.*?\*\}")  # a docs-build include, {* file hl[9] *}: its brackets mark lines
+_INCLUDE_SPAN = re.compile(r"\{\*(?:[^*{\n]|\*(?!\}))*\*\}")  # a docs-build include, {* file hl[9] *}: its brackets mark lines
 
 
 def citations(text: str) -> list[int]:
@@ -324,7 +324,7 @@ def prose_sentences(text: str) -> Iterator[str]:
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"\*\*|__(?=\w)|(?<=\w)__|`")
-_TAGS = re.compile(r"</?[a-zA-Z][^>\n]*>")
+_TAGS = re.compile(r"</?[a-zA-Z][^<>\n]*>")  # [^<>]: a run of "<a<a…" is read once, not once per "<"
 _ATTRIBUTES = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")  # mkdocs "## Title { #title }"
 
 
