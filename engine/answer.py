@@ -158,14 +158,14 @@ def _shown_here(kept: Support | None, sentences: Sequence[Support], shown: Seque
     backed claims, a claim said before (a small model repeats itself), or only the prompt's own tags."""
     if kept is None or (kept.status == "exempt" and is_escape(kept.text) and any(map(is_backed, sentences))):
         return None
-    if kept.status != "exempt" and any(x and _said(kept.text) == _said(x.text) for x in shown):
-        return None
     if not kept.is_code:
         text = without_prompt_tags(kept.text)
         bare = without_html(text)  # a figure and its caption copied from a page: its words, ids at their end
         kept = kept._replace(text=cite(bare, kept.cited) if bare != text and kept.cited else bare)
         if not strip_citations(kept.text).strip():
             return None
+    if kept.status != "exempt" and any(x and _said(kept.text) == _said(x.text) for x in shown):
+        return None
     return kept
 
 

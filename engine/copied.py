@@ -25,7 +25,7 @@ TAG = re.compile(r"<(/?)(docs?)(?=[\s>/]|$)", re.I)
 
 # A tag of the context, whole: dropped from a sentence that echoes one, and where a reply that writes the passages
 # out again after its answer ends (``generate.echo_start``).
-WHOLE_TAG = re.compile(TAG.pattern + r"[^>]*>", re.I)
+WHOLE_TAG = re.compile(TAG.pattern + r"[^<>]*>", re.I)  # [^<>]: one pass over "<doc <doc …"
 
 
 _ADMONITION_BODY = re.compile(ADMONITION.pattern + r"\n((?:[ \t]{4}.*(?:\n|$)|[ \t]*\n)+)", re.M)  # and its text
@@ -97,9 +97,12 @@ def without_example(answer: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", drop_empty_code_blocks(text)).strip()
 
 
-_HTML_CODE = re.compile(r"<code>([^<`\n]+)</code>", re.I)
-_LAYOUT_TAG = re.compile(r"</?(?:div|img|figure|figcaption|picture|source|p|br|span|a|em|strong|b|i|u|center|small|sub|"
-                         r"sup|abbr)\b[^<>\n]*>", re.I)
+_HTML_CODE = re.compile(r"<code>([^<`\n]+)</code>")
+# A layout tag as pages write it: lower case, closing (</div>), bare (<br>, <br/>) or with attributes that have
+# values (<img src="…"/>). "a<b and c>d" and "Array<Source>" are no tags.
+_LAYOUT_TAG = re.compile(r"<(?:/(?:NAMES)\s*|(?:NAMES)(?:\s+[^<>\n=]+=[^<>\n]*)?\s*/?)>".replace(
+    "NAMES", "div|img|figure|figcaption|picture|source|p|br|span|a|em|strong|b|i|u|center|small|sub|sup|abbr"))
+_BEFORE_STOP = re.compile(r"[ \t]+(?=[.,;:!?。，：；！？])")
 
 
 def without_html(prose: str) -> str:
@@ -110,9 +113,12 @@ def without_html(prose: str) -> str:
     'How a proxy works [1].'
     >>> without_html("Run <code>make</code>.<br>Add `<br>` to break a <b>new</b> line.")
     'Run `make`. Add `<br>` to break a new line.'
+    >>> without_html("<figcaption>A proxy</figcaption></figure>Proxies forward [1]. If a<b and c>d, swap `a  b`.")
+    'A proxy Proxies forward [1]. If a<b and c>d, swap `a  b`.'
     """
-    def plain(text: str) -> str:  # a closing tag leaves nothing ("bold</b>."), any other a space ("a.<br>B")
-        return _LAYOUT_TAG.sub(lambda m: "" if m[0].startswith("</") else " ", _HTML_CODE.sub(r"`\1`", text))
+    def plain(text: str) -> str:  # every tag leaves a space, none before a stop ("bold</b>." is "bold.")
+        new = _LAYOUT_TAG.sub(" ", _HTML_CODE.sub(r"`\1`", text))
+        return text if new == text else _BEFORE_STOP.sub("", re.sub(r"[ \t]{2,}", " ", new))
 
     out = outside_inline_code(prose, plain)
-    return re.sub(r"[ \t]{2,}", " ", out).strip() if out != prose else prose
+    return out.strip() if out != prose else prose

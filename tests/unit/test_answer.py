@@ -239,9 +239,10 @@ def test_the_html_layout_the_model_copied_from_a_page_is_not_shown():
     # The proxies page opens with a figure; the 0.5B copied it with its caption, which a passage backs.
     figure = '<div align="center"> <img src="proxy.svg"/> <figcaption><em>Diagram of how a proxy works [1].'
     caption_end = 'Your client requests <code>example.com</code> through a proxy.</em></figcaption> </div>'
-    answer = f"{figure} {caption_end}\n\nPass the proxy URL to the client [1]."
+    answer = f"{figure} {caption_end}\n\nPass the proxy URL to the client [1]. <b>Pass</b> the proxy URL to the client [1]."
     sentences = [sentence(figure, [1], "supported"), sentence(caption_end, [], "uncited", 1),
-                 sentence("Pass the proxy URL to the client [1].", [1], "supported")]
+                 sentence("Pass the proxy URL to the client [1].", [1], "supported"),
+                 sentence("<b>Pass</b> the proxy URL to the client [1].", [1], "supported")]  # said again, in bold
     choice = verified(sentences, answer)
     assert choice.text == ("Diagram of how a proxy works [1]. Your client requests `example.com` through a proxy [1]."
                            "\n\nPass the proxy URL to the client [1].")
