@@ -54,15 +54,15 @@ class Answer:
 
     @property
     def sources(self) -> list[Hit]:
-        """The retrieved passages the final answer cites, in id order, with those whose example is shown in place of
-        the model's code (a code block carries no [n]).
+        """The retrieved passages the final answer cites, in id order, with those whose code it shows (a code block
+        carries no [n]: its passage is its ``suggested`` id, whether copied or shown in place of the model's).
 
         >>> hits = [Hit(n, 0, Chunk(f"{n}.md", "", 1, 2, "t"), 0.5) for n in (1, 2, 3)]
         >>> code = Support("get(u)", [], "supported", {3: 1.0}, 3, "", True, "checker", example="get(url)")
         >>> [h.rank for h in Answer("Q?", "en", "m", [], hits, final_answer="x [1].", final_sentences=[code]).sources]
         [1, 3]
         """
-        ids = set(citations(self.final_answer)) | {s.suggested for s in self.final_sentences if s.example}
+        ids = set(citations(self.final_answer)) | {s.suggested for s in self.final_sentences if s.is_code and s.suggested}
         return [h for h in self.retrieved if h.rank in ids]
 
     def to_json(self) -> dict:
