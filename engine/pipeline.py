@@ -163,7 +163,9 @@ class Pipeline:
 
         asked = found.standalone or question  # what the model is asked: the passages alone explain no "it"
         into = answer_language(index.primary_language).code  # German docs: the model can only write English
-        put, writes_in = model_question(asked, rewritten, detect_language(asked), lang, into)
+        asked_in = detect_language(asked)  # a rewrite of a question in the documents' own language is the lesson's
+        translation = rewritten if asked_in not in (index.primary_language, into) else None  # search terms: not asked
+        put, writes_in = model_question(asked, translation, asked_in, lang, into)
         texts = [h.chunk.text for h in hits]
         checker, ranked = self.checker(put, [asked, rewritten or ""], hits, index.chunks)
         asked_text = f"{asked} {rewritten or ''}"  # what a quote should name something beyond

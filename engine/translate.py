@@ -33,33 +33,34 @@ from .text import CJK_CHAR, cite, segments, strip_citations
 Complete = Callable[[list[dict[str, str]], int], str]  # the model's reply to some messages, within a token cap
 
 
-def model_question(question: str, rewritten: str | None, asked_in: str, answer_in: str, documents_in: str) -> tuple[str, str]:
+def model_question(question: str, translation: str | None, asked_in: str, answer_in: str,
+                   documents_in: str) -> tuple[str, str]:
     """The question the model is given and the language it writes in.
 
+    ``translation``: the question in the documents' language, or None (the
+    rewrite failed, or was the lesson's search terms, which are no question);
     ``asked_in``: the question's language; ``answer_in``: the answer's;
-    ``documents_in``: the language the model writes for these documents. When
-    the answer is wanted in another language than the documents', the model
-    answers in theirs: to the question itself if it is in that language, else to
-    its rewrite. Without a rewrite it answers the question as asked. A question
-    in a language RepoBot does not answer in (Spanish, over English documents)
-    is answered in English, to its rewrite: given the Spanish, the model writes
-    a mix of the two that no passage backs.
+    ``documents_in``: the language the model writes for these documents. The
+    model answers in the documents' language whenever it can: to the question
+    itself if it is in that language, else to its translation. Without a
+    translation it answers the question as asked, in the answer's language.
+    A question in a language RepoBot does not answer in (Spanish, over English
+    documents) is answered in English, to its translation: given the Spanish,
+    the model writes a mix of the two that no passage backs.
 
     >>> model_question("httpx 会重试吗？", "Does httpx retry?", "zh", "zh", "en")
     ('Does httpx retry?', 'en')
     >>> model_question("httpx 会重试吗？", None, "zh", "zh", "en")  # the rewrite failed
     ('httpx 会重试吗？', 'zh')
-    >>> model_question("Does httpx retry?", "retry httpx", "en", "fr", "en")  # English, answered in French
+    >>> model_question("Does httpx retry?", None, "en", "fr", "en")  # English, answered in French
     ('Does httpx retry?', 'en')
     >>> model_question("¿httpx reintenta?", "Does httpx retry?", "es", "en", "en")
     ('Does httpx retry?', 'en')
     """
-    if answer_in == documents_in:
-        return (rewritten if rewritten and asked_in != documents_in else question), answer_in
     if asked_in == documents_in:
         return question, documents_in
-    if rewritten:
-        return rewritten, documents_in
+    if translation:
+        return translation, documents_in
     return question, answer_in
 
 
