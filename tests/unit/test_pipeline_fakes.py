@@ -149,6 +149,16 @@ def test_no_translation_is_asked_for_that_could_only_give_the_question_back(tmp_
     assert pipe.index.primary_language == "de" and rewritten is None and models.llm.calls == []
 
 
+def test_the_lessons_search_terms_are_searched_but_never_put_to_the_model_as_the_question(tmp_path):
+    (tmp_path / "zeit.md").write_text("# Zeitlimits\n\nDie Standardzeitüberschreitung beträgt fünf Sekunden, wenn "
+                                      "das Netzwerk nicht aktiv ist und der Client wartet.\n", encoding="utf-8")
+    models = fake_models("Zeitlimit Standard Sekunden")  # the rewrite's search terms (and, here, every reply)
+    question = "Wie lange wartet der Client standardmäßig?"
+    answer = Pipeline(tmp_path, models=models).ask(question, AskOptions(mode="bm25", rewrite="always", gate=False))
+    assert answer.searched_for == "Zeitlimit Standard Sekunden"
+    assert answer.prompt[-1]["content"].endswith(f"Question: {question}")
+
+
 def test_a_count_below_one_is_a_clear_error(docs):
     for options in (AskOptions(k=0), AskOptions(max_tokens=0)):
         with pytest.raises(RepoBotError, match="must be at least 1"):
