@@ -65,6 +65,22 @@ def without_stray_script(text: str, target: str) -> str:
     return re.sub(r"\s+(?=[,.?!;:])", "", re.sub(r"[ \t]{2,}", " ", _STRAY.sub(" ", text))).strip()
 
 
+_EXAMPLE_WORDS = re.compile(r"\s*\b(?:pandas|parquet)\b", re.I)  # the translation example's subject and object
+
+
+def without_example_words(text: str, question: str) -> str:
+    """A translation without the example's words that the question does not have: a question with no subject
+    ("Peut-on limiter …", "能不能 …") is sometimes given the example's ("Can pandas limit …").
+
+    >>> without_example_words("Can pandas limit the number of concurrent connections?", "Peut-on limiter … ?")
+    'Can limit the number of concurrent connections?'
+    >>> without_example_words("Can pandas read parquet files?", "pandas 能读 parquet 吗？")
+    'Can pandas read parquet files?'
+    """
+    asked = question.lower()
+    return _EXAMPLE_WORDS.sub(lambda m: m[0] if m[0].strip().lower() in asked else "", text).strip()
+
+
 def accept_query(output: str, question: str, target: str) -> str | None:
     """The rewritten query if it looks like a question in ``target``, else None (the original is used alone).
 
@@ -80,7 +96,10 @@ def accept_query(output: str, question: str, target: str) -> str | None:
     if line is None:
         return None
     text = without_stray_script(line.strip("\"'“”` "), target)
-    if not text or text == _EXAMPLE_ANSWER or len(text) > 3 * len(question) + 40:
+    if text == _EXAMPLE_ANSWER:  # the example given back whole
+        return None
+    text = without_example_words(text, question)
+    if not text or len(text) > 3 * len(question) + 40:
         return None
     if _ANSWERED.match(text) or any(phrase.strip("。.") in text for phrase in ESCAPE_PHRASES):
         return None

@@ -43,6 +43,16 @@ def test_a_good_rewrite_keeps_only_its_first_line():
         "Does HTTPX retry failed requests?")
 
 
+def test_a_rewrite_that_took_the_examples_subject_is_used_without_it():
+    # "Peut-on …" has no subject; the 0.5B took the translation example's (pandas) and the answer began "Yes, pandas …"
+    assert accept_query("Can pandas limit the number of concurrent connections?",
+                        "Peut-on limiter le nombre de connexions simultanées ?", "en") == (
+        "Can limit the number of concurrent connections?")
+    assert accept_query("Can pandas read parquet files?", "Peut-on lire des fichiers ?", "en") is None  # the example
+    assert accept_query("Does pandas work with httpx?", "pandas 和 httpx 能一起用吗？", "en") == (
+        "Does pandas work with httpx?")  # the user's own word stays
+
+
 def test_a_rewrite_that_kept_a_word_of_the_question_is_used_without_it():
     asked = "对方服务要求双向 TLS，必须带上我们自己的客户端证书和私钥，httpx 里该怎么配置？"
     written = "The service requires双向 TLS, and we must include our own client certificate and private key."
