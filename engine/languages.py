@@ -52,6 +52,7 @@ class Language(NamedTuple):
     also_label: str  # heads the quotes shown after a verified answer
     missing_label: str  # "Not in the documents: {terms}", shown beside the escape phrase
     translation_example: str  # one sentence, the same in every language: the example shown to the translating model
+    example_topic: str  # what that sentence is about ("cache"): a translation that brings it in copied the example
     rules: Rules
     stopwords: frozenset[str] = frozenset()
     negations: tuple[str, ...] = ()  # whole words that make a sentence negative
@@ -66,7 +67,8 @@ def _load() -> dict[str, Language]:
     for code, d in data.items():
         rules = Rules(**{**d["rules"], "example": tuple(d["rules"]["example"])})
         out[code] = Language(code, d["name"], d["escape"], d["deduction"], d["question_label"], d["quoted_label"],
-                             d["also_label"], d["missing_label"], d["translation_example"], rules,
+                             d["also_label"], d["missing_label"], d["translation_example"],
+                             d["translation_example_topic"], rules,
                              frozenset(d["stopwords"]), tuple(d["negations"]), tuple(d["pointers"]), tuple(d["openers"]))
     return out
 

@@ -160,6 +160,20 @@ def unquoted(text: str) -> str:
     return text
 
 
+def carries_example(sentence: str, translation: str, source: str, target: str) -> bool:
+    """Whether a translation brings in what the translation example is about (a cache) and its sentence does not:
+    the small model then copied part of the example ("…を処理するた、キャッシュはクリアされません" for a sentence on
+    background tasks; "activé le cache" for one on ``verify=``). Such a translation is not used.
+
+    >>> carries_example("Restart the server after saving.", "保存后重启服务器，缓存会被清空。", "en", "zh")
+    True
+    >>> carries_example("The cache is kept.", "缓存会保留。", "en", "zh")
+    False
+    """
+    theirs, mine = language(target).example_topic, language(source).example_topic
+    return theirs.casefold() in translation.casefold() and mine.casefold() not in sentence.casefold()
+
+
 def translate_sentences(complete: Complete, sentences: Sequence[str], source: str, target: str,
                         tokens: int) -> dict[str, str]:
     """Each sentence with its translation from ``source`` into ``target``, where the model gave one (a call each,
@@ -184,7 +198,7 @@ def translate_sentences(complete: Complete, sentences: Sequence[str], source: st
             again = complete(sentence_messages(sentence, source, target, quoted=True), tokens)
             translation = unquoted(accept_translation(again, target) or "")
             translation = translation if translation and translation != sentence.strip() else None
-        if translation:
+        if translation and not carries_example(sentence, translation, source, target):
             found[sentence] = translation
     return found
 

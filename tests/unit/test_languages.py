@@ -70,3 +70,13 @@ def test_a_sentence_is_translated_alone_after_the_example_in_both_languages(sour
     assert "`clear=True`" in language(target).translation_example  # the same sentence in every language
     assert accept_translation(language(target).translation_example, target) is None  # the example, copied
     assert accept_translation("\n x \n y", target) == "x" and accept_translation("  ", target) is None
+
+
+def test_a_sentence_translation_that_copied_the_example_is_not_used():
+    from repobot.engine.translate import translate_sentences
+
+    replies = {"Create the session in the background task itself.": "バックグラウンドタスク内でセッションを作成すると、"
+                                                                     "キャッシュはクリアされません。",  # the example's cache
+               "Close it when the request ends.": "リクエストの終了時に閉じます。"}
+    found = translate_sentences(lambda messages, cap: replies[messages[-1]["content"]], list(replies), "en", "ja", 96)
+    assert found == {"Close it when the request ends.": "リクエストの終了時に閉じます。"}  # the first is shown in English
