@@ -22,9 +22,9 @@ import re
 from typing import Callable, Collection, Sequence
 
 from .check import is_escape
+from .copied import without_directives, without_html, without_prompt_tags
 from .languages import language
 from .names import identifiers, named_in
-from .copied import without_directives, without_html, without_prompt_tags
 from .quote import INTRODUCES, Choice, extractive, pick_quotes, quoted
 from .support import HEADING, LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
 from .text import cite, drop_empty_code_blocks, normalise_code, outside_code, strip_citations, strip_markup

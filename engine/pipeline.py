@@ -29,12 +29,12 @@ from typing import Iterator, NamedTuple, Sequence
 from .answer import choose, lacking_subject, not_found
 from .check import check_citations
 from .collection import Collection
+from .copied import WHOLE_TAG, without_example
 from .events import Done, Drafting, Event, Preview, Retrieved, Token
 from .gate import GateResult, gate
 from .generate import Generation, Messages
 from .languages import answer_language, detect_language, not_answered_note
 from .options import AskOptions, check_options, clean_question
-from .copied import WHOLE_TAG, without_example
 from .prompt import Piece, build_messages, fit_passages, fits, link_text, prompt_tokens, trim_passage
 from .quote import evidence, extractive
 from .registry import ModelSet

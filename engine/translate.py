@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from typing import Callable, Mapping, Sequence
 
+from .copied import without_prompt_tags
 from .languages import language
 from .names import identifiers
-from .copied import without_prompt_tags
 from .quote import Choice
 from .rewrite import accept_translation, sentence_messages
 from .support import HEADING, LEAD, answer_sentences
