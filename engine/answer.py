@@ -155,7 +155,8 @@ def _said(text: str) -> str:
 
 def _shown_here(kept: Support | None, sentences: Sequence[Support], shown: Sequence[Support | None]) -> Support | None:
     """A sentence as ``shown_sentence`` keeps it, unless this answer must not show it here: "not covered" after
-    backed claims, a claim said before (a small model repeats itself), or only the prompt's own tags."""
+    backed claims, a claim said before (a small model repeats itself), or only the prompt's own tags or a page's
+    HTML layout; a sentence keeps its words without those."""
     if kept is None or (kept.status == "exempt" and is_escape(kept.text) and any(map(is_backed, sentences))):
         return None
     if not kept.is_code:

@@ -174,7 +174,7 @@ CITATION = re.compile(r"\[(\d+)\]")
 _CITATION_RUN = re.compile(r"\s*(?:\[\d+\])+")
 
 
-_INCLUDE_SPAN = re.compile(r"\{\*(?:[^*{\n]|\*(?!\}))*\*\}")  # a docs-build include, {* file hl[9] *}: its brackets mark lines
+_INCLUDE_SPAN = re.compile(r"\{\*(?:[^*{\n]|\*(?!\}))*\*\}")  # a docs-build include, {* f hl[9] *}: [9] marks lines
 
 
 def citations(text: str) -> list[int]:
