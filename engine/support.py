@@ -31,7 +31,7 @@ from .names import identifiers, named_in, numbers
 from .support_score import SUPPORT_THRESHOLD, Signals, contradicted, identifier_score, overlap, support_score
 from .text import (
     MIN_SENTENCE, citations, drop_link_definitions, introduces_code, paragraphs, prose_sentences,
-    segments, split_line, strip_citations, strip_markup,
+    segments, split_line, strip_citations, strip_markup, strip_tags,
 )
 from .tokens import content_words
 
@@ -57,9 +57,9 @@ class Unit(NamedTuple):
 
 
 def passage_units(text: str, section: str = "") -> list[tuple[str, bool, int, str]]:
-    """A passage's units in order, each ``(text, is_code, paragraph, section)``: prose sentences (markup stripped)
-    and whole code blocks, numbered by the paragraph (or block) they belong to, under the last heading above them
-    (``section`` before the passage's first heading).
+    """A passage's units in order, each ``(text, is_code, paragraph, section)``: prose sentences (markup stripped;
+    HTML tags before the cut) and whole code blocks, numbered by the paragraph (or block) they belong to, under the
+    last heading above them (``section`` before the passage's first heading).
 
     >>> passage_units("Intro here.\\n## Redirects { #r }\\nOff by default.", "Guide")[2]
     ('Off by default.', False, 3, 'Redirects')
@@ -78,7 +78,7 @@ def passage_units(text: str, section: str = "") -> list[tuple[str, bool, int, st
             paragraph += 1
             if is_heading(block.strip()):
                 section = strip_markup(block)
-            sentences = (strip_markup(p) for p in split_line(block))
+            sentences = (strip_markup(p) for p in split_line(strip_tags(block)))
             out.extend((s, False, paragraph, section) for s in sentences if len(s) > 3)
     return out or [(text.strip(), False, 0, section)]
 

@@ -343,6 +343,16 @@ def drop_link_definitions(prose: str) -> str:
     return _LINK_DEFINITION.sub("", prose)
 
 
+def strip_tags(text: str) -> str:
+    """Text without its HTML tags, their words kept: before a page's prose is cut into sentences, so that a
+    tooltip's full stop (``<dfn title="… go. 🍪">``) ends no sentence.
+
+    >>> strip_tags('Declare <dfn title="Have a last cookie before you go. 🍪">**cookies**</dfn> in FastAPI.')
+    'Declare **cookies** in FastAPI.'
+    """
+    return _TAGS.sub("", text)
+
+
 def strip_markup(text: str) -> str:
     """Markdown reduced to its words; identifiers keep their underscores.
 

@@ -230,3 +230,10 @@ def test_the_logistic_fit_recovers_the_weights_of_a_known_model():
     y = (rng.random(4000) < 1 / (1 + np.exp(-(2.0 * x[:, 0] - 1.0 * x[:, 1] + 0.5)))).astype(float)
     weights, intercept = fit_logistic(x, y, c=100.0)
     assert np.allclose(weights, [2.0, -1.0], atol=0.2) and abs(intercept - 0.5) < 0.2
+
+
+def test_a_tooltips_full_stop_ends_no_sentence_of_a_passage():
+    # FastAPI's pages put jokes in <dfn title="…">; cut at the title's full stop, a quote read '🍪">cookies in FastAPI.'
+    passage = ('You can use **Pydantic models** to declare <dfn title="Have a last cookie before you go. 🍪">**cookies**'
+               '</dfn> in **FastAPI**. 😎')
+    assert [text for text, *_ in passage_units(passage)] == ["You can use Pydantic models to declare cookies in FastAPI."]
