@@ -146,6 +146,11 @@ def pick_quotes(ranked: Sequence[tuple[Unit, float]], asked: str, most: int = QU
     [1, 0, 2]
     >>> pick_quotes([(Unit(1, 1, "Enable them with follow_redirects=True.", False), 0.3)], "Redirects?")  # too weak
     []
+    >>> twice = "Response is also at fastapi.Response."
+    >>> same = [(Unit(3, 0, twice, False), 0.6), (Unit(5, 0, "Set cookies on the response it gives.", False), 0.5),
+    ...         (Unit(4, 2, twice, False), 0.6)]
+    >>> [u.pid for u in pick_quotes(same, "How do I set cookies?")]
+    [3, 5]
     """
     scored = quotable(ranked)
     relevant = [u for u, score in scored if score >= MIN_EXTRACT_SCORE]
@@ -157,7 +162,10 @@ def pick_quotes(ranked: Sequence[tuple[Unit, float]], asked: str, most: int = QU
                                          and score >= MIN_EXTRACT_SCORE}
     naming = [u for u, score in ranked if u in allowed and score >= bar and names_new(u, asked)
               and content_words(u.text) & topic]
-    return (naming + [u for u in relevant if u not in naming])[:most]
+    picked: dict[str, Unit] = {}  # a sentence two pages share is quoted once, from the first
+    for u in naming + [u for u in relevant if u not in naming]:
+        picked.setdefault(u.text, u)
+    return list(picked.values())[:most]
 
 
 def topic_words(asked: str, units: Sequence[Unit]) -> set[str]:
