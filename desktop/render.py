@@ -23,7 +23,7 @@ from repobot.engine.events import WRITING
 from repobot.engine.quote import Choice
 from repobot.engine.result import Answer
 from repobot.engine.support import Support
-from repobot.engine.text import heading_title
+from repobot.engine.markup import heading_title
 
 STATUS_STYLE = {
     "supported": ("#1a7f37", "✓"),

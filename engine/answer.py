@@ -27,7 +27,8 @@ from .languages import language
 from .names import identifiers, named_in
 from .quote import INTRODUCES, Choice, extractive, pick_quotes, quoted
 from .support import HEADING, LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
-from .text import cite, drop_empty_code_blocks, normalise_code, outside_code, strip_citations, strip_markup
+from .markup import strip_markup
+from .text import cite, drop_empty_code_blocks, normalise_code, outside_code, strip_citations
 from .tokens import content_words
 
 # A passage sentence is not quoted after an answer that says this share of its content words: it is said already.

@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 from typing import Callable, NamedTuple
 
-from .text import FenceTracker, file_lines, heading_title, is_fence_line
+from .markup import heading_title
+from .text import FenceTracker, file_lines, is_fence_line
 
 MAX_CHARS = 700  # ~200 word pieces of prose or code: fits all-MiniLM-L6-v2's 256-piece window
 MIN_CHARS = 200  # smaller neighbouring subsections are merged

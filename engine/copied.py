@@ -16,8 +16,8 @@ import re
 import textwrap
 
 from .languages import LANGUAGES
-from .text import (ADMONITION, DIRECTIVE, drop_empty_code_blocks, outside_code, outside_inline_code, segments,
-                   split_line, strip_citations)
+from .markup import ADMONITION, DIRECTIVE
+from .text import drop_empty_code_blocks, outside_code, outside_inline_code, segments, split_line, strip_citations
 
 # The context's tags (``<docs>``, ``<doc id=…>``): made inert in the passages (``prompt.neutralise_tags``).
 TAG = re.compile(r"<(/?)(docs?)(?=[\s>/]|$)", re.I)

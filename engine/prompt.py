@@ -17,7 +17,8 @@ from typing import NamedTuple, Sequence
 from .copied import TAG
 from .errors import RepoBotError
 from .languages import LANGUAGES, language
-from .text import drop_link_definitions, outside_code
+from .markup import drop_link_definitions
+from .text import outside_code
 
 
 class PromptStyle(NamedTuple):

@@ -29,10 +29,8 @@ from .examples import adapted_from, copied_from
 from .languages import negated
 from .names import identifiers, named_in, numbers
 from .support_score import SUPPORT_THRESHOLD, Signals, contradicted, identifier_score, overlap, support_score
-from .text import (
-    MIN_SENTENCE, citations, drop_link_definitions, introduces_code, paragraphs, prose_sentences,
-    segments, split_line, strip_citations, strip_markup, strip_tags,
-)
+from .markup import drop_link_definitions, paragraphs, prose_sentences, strip_markup, strip_tags
+from .text import MIN_SENTENCE, citations, introduces_code, segments, split_line, strip_citations
 from .tokens import content_words
 
 REPEATS = "Exempt: it only repeats the question (not shown)."

@@ -89,7 +89,7 @@ def test_a_line_of_unclosed_includes_and_tags_is_checked_in_one_pass():
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["cited"] == [1, 2]
     from repobot.engine.copied import without_html
-    from repobot.engine.text import strip_markup
+    from repobot.engine.markup import strip_markup
     assert strip_markup(without_html(text)).startswith("Use it [1]. {*")  # the shown text and the checker's words
 
 

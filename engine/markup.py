@@ -1,0 +1,102 @@
+"""Markup: markdown and HTML around a page's words, and the words without it.
+
+Paragraphs (wrapped lines re-joined, the docs generator's ``/// tip`` and
+``!!! note`` markers dropped), link definitions, HTML tags, emphasis and
+heading attributes. Pure functions of strings, over ``text``'s sentences.
+
+>>> [strip_markup(p) for p in paragraphs("## Redirects { #r }\\nOff by\\ndefault, see [the guide](q.md).")]
+['Redirects', 'Off by default, see the guide.']
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from .text import split_line
+
+DIRECTIVE = re.compile(r"^[ \t]*(?:///|:::).*\n?", re.M)  # the generator's lines: "/// tip", "///", "::: httpx.Client"
+ADMONITION = re.compile(r"^([ \t]*)[!?]{3}\+?[ \t]+[A-Za-z]+(?:[ \t]+\"[^\"\n]*\")?[ \t]*", re.M)  # '!!! note "Title"'
+
+
+def paragraphs(text: str) -> list[str]:
+    """Markdown prose as logical lines: wrapped lines re-joined; headings, list items and quotes kept apart.
+
+    >>> paragraphs("## Title\\nA sentence that\\nwraps here.\\n- item one\\n- item two")
+    ['## Title', 'A sentence that wraps here.', '- item one', '- item two']
+    >>> paragraphs('Upload it.\\n!!! tip "Large files"\\n    It is safe.\\n\\n!!! note Also this.')  # no markers
+    ['Upload it.', 'It is safe.', 'Also this.']
+    """
+    out, current = [], []
+    for line in text.splitlines() + [""]:
+        stripped = line.strip()
+        directive = DIRECTIVE.match(stripped) or ADMONITION.match(stripped)  # the generator's, not prose
+        new_block = not stripped or stripped.startswith(("#", "-", "*", "|", ">", "+")) or re.match(r"\d+\.\s", stripped)
+        if (new_block or directive) and current:
+            out.append(" ".join(current))
+            current = []
+        if directive:  # a marker goes; text on its line ("!!! warning Reuse one client.") is a paragraph's start
+            current = [rest] if (rest := ADMONITION.sub("", stripped)) and rest != stripped else []
+            continue
+        if stripped.startswith("#"):
+            out.append(stripped)
+        elif stripped:
+            current.append(stripped)
+    return out
+
+
+def prose_sentences(text: str) -> Iterator[str]:
+    """Sentences of markdown prose, paragraph by paragraph (wrapped lines re-joined)."""
+    for paragraph in paragraphs(text):
+        yield from split_line(paragraph)
+
+
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_EMPHASIS = re.compile(r"\*\*|__(?=\w)|(?<=\w)__|`")
+_TAGS = re.compile(r"</?[a-zA-Z][^<>\n]*>")  # [^<>]: a run of "<a<a…" is read once, not once per "<"
+_ATTRIBUTES = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")  # mkdocs "## Title { #title }"
+
+
+_LINK_DEFINITION = re.compile(  # [id]: destination "optional title", alone on its line (CommonMark's shape)
+    r"""^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*\S+(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$""", re.M)
+
+
+def drop_link_definitions(prose: str) -> str:
+    """Prose without markdown's link reference definitions (``[id]: URL``): a target, not a sentence to quote.
+
+    >>> drop_link_definitions("Python 3.9+\\n\\n[sync-support]: https://github.com/encode/httpx/issues/572")
+    'Python 3.9+\\n\\n'
+    >>> drop_link_definitions("[Note]: the pool is shared.")  # prose, not a definition
+    '[Note]: the pool is shared.'
+    """
+    return _LINK_DEFINITION.sub("", prose)
+
+
+def strip_tags(text: str) -> str:
+    """Text without its HTML tags, their words kept: before a page's prose is cut into sentences, so that a
+    tooltip's full stop (``<dfn title="… go. 🍪">``) ends no sentence.
+
+    >>> strip_tags('Declare <dfn title="Have a last cookie before you go. 🍪">**cookies**</dfn> in FastAPI.')
+    'Declare **cookies** in FastAPI.'
+    """
+    return _TAGS.sub("", text)
+
+
+def strip_markup(text: str) -> str:
+    """Markdown reduced to its words; identifiers keep their underscores.
+
+    >>> strip_markup("## **Not** by `default`, see [the guide](quickstart.md#redirects) - follow_redirects { #x }")
+    'Not by default, see the guide - follow_redirects'
+    """
+    text = _ATTRIBUTES.sub("", _TAGS.sub("", _LINK.sub(r"\1", text)))
+    text = re.sub(r"^\s*(#+|>|[-*+]|\d+\.)\s+", "", text)
+    return _EMPHASIS.sub("", text).strip()
+
+
+def heading_title(raw: str) -> str:
+    """A heading's title without a trailing attribute list.
+
+    >>> heading_title("Path Parameters { #path-parameters }")
+    'Path Parameters'
+    """
+    return _ATTRIBUTES.sub("", raw).strip() or raw.strip()
