@@ -140,6 +140,16 @@ def answer_language(code: str) -> Language:
     return LANGUAGES.get(code, LANGUAGES["en"])
 
 
+def needs_translation(asked: str, documents: str) -> bool:
+    """Whether a question in language ``asked`` is translated for documents in ``documents``: not when it is in
+    their language, nor in the one the model writes for them (English, for German documents).
+
+    >>> needs_translation("zh", "en"), needs_translation("en", "de"), needs_translation("de", "de")
+    (True, False, False)
+    """
+    return asked not in (documents, answer_language(documents).code)
+
+
 def not_answered_note(asked: str) -> str | None:
     """Said beside an answer to a question in a language RepoBot reads but does not answer in; None otherwise.
 

@@ -33,7 +33,7 @@ from .copied import WHOLE_TAG, without_example
 from .events import Done, Drafting, Event, Preview, Retrieved, Token
 from .gate import GateResult, gate
 from .generate import Generation, Messages
-from .languages import answer_language, detect_language, not_answered_note
+from .languages import answer_language, detect_language, needs_translation, not_answered_note
 from .options import AskOptions, check_options, clean_question
 from .prompt import Piece, build_messages, fit_passages, fits, link_text, prompt_tokens, trim_passage
 from .quote import evidence, extractive
@@ -99,11 +99,12 @@ class Pipeline:
     # -- rewrite and retrieve ----------------------------------------------------------------------
     def rewrite(self, question: str, target: str, setting: str = "auto") -> str | None:
         """The question in language ``target`` (the lesson's rewrite, by the model), or None when not needed or failed."""
-        asked, into = detect_language(question), answer_language(target).code  # the model writes only answer languages
-        if setting == "never" or (setting == "auto" and asked in (target, into)):
+        translate = needs_translation(detect_language(question), target)
+        if setting == "never" or (setting == "auto" and not translate):
             return None
-        if asked in (target, into):  # asked for explicitly: the lesson's rewrite into search terms
+        if not translate:  # asked for explicitly: the lesson's rewrite into search terms
             return accept_terms(self._complete(query_messages(question), 48), question)
+        into = answer_language(target).code  # the model writes only answer languages
         return accept_query(self._complete(translation_messages(question, into), 64), question, into)
 
     def search(self, question: str, options: AskOptions = AskOptions(), earlier: Sequence[tuple[str, str]] = ()) -> Search:
@@ -152,8 +153,9 @@ class Pipeline:
         started = time.perf_counter()
         question, notes = clean_question(question)
         check_options(options)
-        lang = answer_language(detect_language(question)).code if options.language == "auto" else options.language
-        if options.language == "auto" and (unanswered := not_answered_note(detect_language(question))):
+        typed_in = detect_language(question)
+        lang = answer_language(typed_in).code if options.language == "auto" else options.language
+        if options.language == "auto" and (unanswered := not_answered_note(typed_in)):
             notes.append(unanswered)  # a Korean question gets an English answer, and is told why
         found = self._search(question, options, earlier)
         index = self.collection.index
@@ -163,8 +165,8 @@ class Pipeline:
 
         asked = found.standalone or question  # what the model is asked: the passages alone explain no "it"
         into = answer_language(index.primary_language).code  # German docs: the model can only write English
-        asked_in = detect_language(asked)  # a rewrite of a question in the documents' own language is the lesson's
-        translation = rewritten if asked_in not in (index.primary_language, into) else None  # search terms: not asked
+        asked_in = detect_language(asked)  # otherwise the rewrite is the lesson's search terms, which are no question
+        translation = rewritten if needs_translation(asked_in, index.primary_language) else None
         put, writes_in = model_question(asked, translation, asked_in, lang, into)
         texts = [h.chunk.text for h in hits]
         checker, ranked = self.checker(put, [asked, rewritten or ""], hits, index.chunks)
@@ -181,7 +183,7 @@ class Pipeline:
         answer = Answer(question, lang, self.models.llm_label, [], hits, searched_for=found.searched_for or question,
                         notes=notes + self.collection.notes, timings=timings, evidence=evidence(ranked))
         verdict_gate = gate(asked, texts, index, rewritten=rewritten,
-                            same_language=detect_language(question) == index.primary_language)
+                            same_language=typed_in == index.primary_language)
         if options.gate and not verdict_gate.covered:
             choice = not_found(lang)
             answer.final_answer, answer.verdict, answer.stop_reason = choice.text, choice.verdict, "gate"

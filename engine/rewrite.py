@@ -23,8 +23,10 @@ from .text import CJK, strip_citations
 from .tokens import content_words
 
 # A worked example on another topic: the model sees the task done once, and a copy of it is easy to spot.
-_EXAMPLE_QUESTION = "pandas 能读取 parquet 文件吗？"
-_EXAMPLE_ANSWER = "Can pandas read parquet files?"
+_EXAMPLE_NAMES = ("pandas", "parquet")  # its subject and object, which a copy carries into another question
+_EXAMPLE_QUESTION = "{} 能读取 {} 文件吗？".format(*_EXAMPLE_NAMES)
+_EXAMPLE_ANSWER = "Can {} read {} files?".format(*_EXAMPLE_NAMES)
+_EXAMPLE_WORDS = re.compile(rf"\s*\b(?:{'|'.join(_EXAMPLE_NAMES)})\b", re.I)
 
 
 def translation_messages(question: str, target: str) -> list[dict[str, str]]:
@@ -63,9 +65,6 @@ def without_stray_script(text: str, target: str) -> str:
     if not runs or target in ("zh", "ja") or 5 * sum(map(len, runs)) > len(_LETTER.findall(_STRAY.sub("", text))):
         return text
     return re.sub(r"\s+(?=[,.?!;:])", "", re.sub(r"[ \t]{2,}", " ", _STRAY.sub(" ", text))).strip()
-
-
-_EXAMPLE_WORDS = re.compile(r"\s*\b(?:pandas|parquet)\b", re.I)  # the translation example's subject and object
 
 
 def without_example_words(text: str, question: str) -> str:
