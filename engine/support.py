@@ -150,7 +150,7 @@ class SupportChecker:
         """Every passage's ``Signals`` for one sentence (citations stripped); identifiers and numbers are those of
         ``identifiers_of``, the sentence as written (a translation keeps the names of its original)."""
         sims = self._vectors @ self.embedder.embed(clean) if self.units else np.zeros(0)
-        polarity = negated(clean)
+        polarity = negated(strip_markup(clean))  # read as the units are, so a copy never contradicts its source
         words, wanted = content_words(clean), numbers(identifiers_of)
         out = {}
         for pid, passage in enumerate(self.passages, 1):

@@ -237,3 +237,13 @@ def test_a_tooltips_full_stop_ends_no_sentence_of_a_passage():
     passage = ('You can use **Pydantic models** to declare <dfn title="Have a last cookie before you go. 🍪">**cookies**'
                '</dfn> in **FastAPI**. 😎')
     assert [text for text, *_ in passage_units(passage)] == ["You can use Pydantic models to declare cookies in FastAPI."]
+
+
+def test_a_sentence_copied_from_its_passage_is_backed_even_when_its_code_holds_a_negation_word(fake_embedder):
+    """httpx's "The first element is an optional file name which can be set to `None`." was read as negative in the
+    answer (code kept) but positive in the passage (markup stripped), so its own source "contradicted" it."""
+    passage = "Files can be tuples.\n\n- The first element is an optional file name which can be set to `None`."
+    checker = SupportChecker(fake_embedder, [passage])
+    [s] = checker.check_answer("- The first element is an optional file name which can be set to `None`.")
+    assert not checker.signals(s.text, s.text)[1].contradicted
+    assert s.status == "uncited" and s.suggested == 1
