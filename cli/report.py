@@ -52,7 +52,8 @@ def print_answer(answer: Answer, out: TextIO) -> None:
     print(answer.final_answer, file=out)
     if answer.missing_terms:
         print(language(answer.language).missing_label.format(terms=", ".join(answer.missing_terms)), file=out)
-    added = [s for s in answer.final_sentences if s.cited_by == "checker" and answer.verdict == "verified"]
+    added = [s for s in answer.final_sentences
+             if s.cited_by == "checker" and not s.is_quote and answer.verdict == "verified"]
     if added:
         print("\nCitations added or corrected by RepoBot (the model did not give them):", file=out)
         for s in added:  # a code block names its passage in ``suggested`` (code carries no [n])

@@ -98,7 +98,7 @@ def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
     section = (f'<span style="color:#57606a;font-size:small">{html.escape(s.section)} ›</span> '
                if s.section else "")  # a quote's section heading
     added = (f' <span style="color:#8250df;font-size:small">({ADDED_BY_CHECKER})</span>'
-             if part == "final" and s.cited_by == "checker" and not s.text.startswith("> ") else "")
+             if part == "final" and s.cited_by == "checker" and not s.is_quote else "")
     checked = (f'<span style="color:#57606a;font-size:small">&nbsp;&nbsp;&nbsp;&nbsp;checked as: '
                f'{_inline(s.checked_as, turn)}</span><br>' if part == "final" and s.checked_as else "")
     return (f'{link}{icon}</a> {section}<span style="color:{colour}">{_inline(text, turn)}</span>{added} '

@@ -33,7 +33,8 @@ def answer_markdown(answer: Answer) -> str:
     if shown:
         out += ["Checked sentences:", ""]
         for s in shown:
-            by = " (citation added by RepoBot)" if s.cited_by == "checker" and answer.verdict == "verified" else ""
+            added = s.cited_by == "checker" and not s.is_quote and answer.verdict == "verified"
+            by = " (citation added by RepoBot)" if added else ""
             out.append(f"- {MARK[s.status]} {s.status}{by}: {s.text.splitlines()[0]}")
         out.append("")
     out.append(f"*Verdict: {answer.verdict}.*")

@@ -25,7 +25,7 @@ from .check import is_include
 from .gate import is_user_detail
 from .languages import language
 from .names import identifiers
-from .support import Support, Unit
+from .support import QUOTED, Support, Unit
 from .text import normalise_code
 from .tokens import content_words
 
@@ -241,7 +241,7 @@ def quoted(chosen: Sequence[Unit], units: Sequence[Unit],
             lines.append(f"**{section}**")
         under = u.section if not u.is_code else under
         lines += ["```", u.text, "```"] if u.is_code else [text]
-        shown.append(Support(text, [u.pid], "supported", {u.pid: 1.0}, None, f"Quoted from passage [{u.pid}].",
+        shown.append(Support(text, [u.pid], "supported", {u.pid: 1.0}, None, QUOTED.format(pid=u.pid),
                              u.is_code, "checker", section=section))
     return lines, shown
 

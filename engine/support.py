@@ -41,6 +41,7 @@ HEADING = "Exempt: a heading a passage backs; shown in bold without ids, not cou
 UNBACKED_HEADING = "Exempt: a heading no passage backs (not shown)."
 MARKUP = "Exempt: markup alone, such as an HTML image tag copied from a passage (not shown)."
 NOT_SHOWN = (REPEATS, INCLUDE, UNBACKED_LEAD, UNBACKED_HEADING, MARKUP)
+QUOTED = "Quoted from passage [{pid}]."  # the reason of a line RepoBot quotes from a passage (``Support.is_quote``)
 
 
 class Unit(NamedTuple):
@@ -93,6 +94,17 @@ class Support(NamedTuple):
     checked_as: str | None = None  # the translation it was judged through, when it is in another language
     example: str | None = None  # code the model adapted: the passage's own block, which is shown in its place
     section: str | None = None  # a quote's section heading
+
+    @property
+    def is_quote(self) -> bool:
+        """Whether RepoBot quoted this line (or code block) from a passage, under an answer or in its place, rather
+        than the model writing it: its id is RepoBot's, but no citation was added to the model's words.
+
+        >>> quoted = Support("> Off by default. [2]", [2], "supported", {2: 1.0}, None, QUOTED.format(pid=2))
+        >>> quoted.is_quote, Support("Off by default [2].", [2], "supported", {2: 0.8}, None, "").is_quote
+        (True, False)
+        """
+        return bool(self.cited) and self.reason == QUOTED.format(pid=self.cited[0])
 
 
 class SupportChecker:

@@ -159,3 +159,33 @@ def test_the_documents_example_shown_for_the_model_code_names_its_passage():
     print_answer(answer, out)
     assert "  [3] the documents' example: http://localhost:8000/items/?q=foo&q=bar" in out.getvalue()
     assert "Sources: [3] tutorial/page3.md:30-35" in out.getvalue()
+
+
+def test_the_quotes_under_an_answer_are_not_listed_or_counted_as_citations_added_to_the_model():
+    """RepoBot's own quotes ("Also in the documents") carry its ids, but it added no citation to the model's words
+    there: the CLI's list, the export's marks and the eval's ``attributed`` name only the model's sentences."""
+    import io
+
+    from repobot.cli.report import print_answer
+    from repobot.engine.chunk import Chunk
+    from repobot.engine.evaluate import Question, answer_row
+    from repobot.engine.export import answer_markdown
+    from repobot.engine.result import Answer
+    from repobot.engine.retrieve import Hit
+    from repobot.engine.support import QUOTED, Support
+
+    hits = [Hit(n, 0, Chunk(f"page{n}.md", "", 1, 5, "t"), 0.5) for n in (1, 2)]
+    own = Support("Redirects are off by default [1].", [1], "supported", {1: 0.8}, None, "", cited_by="checker")
+    quote = Support("> Use follow_redirects=True. [2]", [2], "supported", {2: 1.0}, None, QUOTED.format(pid=2),
+                    cited_by="checker")
+    answer = Answer("Q?", "en", "m", [], hits, final_sentences=[own, quote], verdict="verified",
+                    final_answer="Redirects are off by default [1].\n\nAlso in the documents:\n\n" + quote.text)
+    out = io.StringIO()
+    print_answer(answer, out)
+    listed = out.getvalue().split("(the model did not give them):")[1].split("Sources:")[0]
+    assert "[1] Redirects are off by default" in listed and "follow_redirects" not in listed
+    exported = answer_markdown(answer)
+    assert "supported (citation added by RepoBot): Redirects are off" in exported
+    assert "supported: > Use follow_redirects=True. [2]" in exported
+    row = answer_row(Question("Q?", True, ["page1.md"], ["off"], "en", "report"), answer)
+    assert (row["shown"], row["attributed"]) == (1, 1)
