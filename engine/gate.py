@@ -149,11 +149,13 @@ def present(term: str, corpus: CorpusView) -> bool:
 
 def gate(
     question: str, passages: Sequence[str], corpus: CorpusView, *, rewritten: str | None = None,
-    same_language: bool = True,
+    same_language: bool = True, written: str | None = None,
 ) -> GateResult:
     """Whether to let the model try; ``rewritten`` is the question in the documents' language, if it was translated.
 
-    Only what the user wrote can be missing: a name the rewrite alone gives is the model's guess.
+    Only what the user wrote (``written``, the question itself by default) can be missing: a name the rewrite
+    alone gives is the model's guess, and so is one a follow-up's standalone rewrite adds (``question`` is then
+    the rewrite, ``written`` the user's questions).
 
     >>> c = TextCorpus(["Iterate with response.iter_bytes() instead of iter_content().", "Streams.", "Clients."])
     >>> gate("r.iter_content 报错了，httpx 里叫什么？", ["Iterate with response.iter_bytes() instead of iter_content()."], c,
@@ -165,7 +167,8 @@ def gate(
         return GateResult(False, missing or ["(no passages retrieved)"], [])
     terms = list(dict.fromkeys(key_terms(question) + (key_terms(rewritten) if rewritten else [])))
     # a name only the rewrite gives is the model's guess ("read_parquet" for a question on iter_content), not the user's
-    absent = [t for t in terms if not present(t, corpus) and t.lower() in question.lower()]
+    said = (written if written is not None else question).lower()
+    absent = [t for t in terms if not present(t, corpus) and t.lower() in said]
     judged = rewritten if rewritten else (question if same_language else "")
     absent_tokens = {tok for t in absent for tok in tokenize(t)}
     common = common_share(corpus.size)

@@ -182,7 +182,8 @@ class Pipeline:
                          "far; the others were found by their words alone (BM25).")
         answer = Answer(question, lang, self.models.llm_label, [], hits, searched_for=found.searched_for or question,
                         notes=notes + self.collection.notes, timings=timings, evidence=evidence(ranked))
-        verdict_gate = gate(asked, texts, index, rewritten=rewritten,
+        written = " ".join([q for q, _ in earlier] + [question])  # only a name the user wrote can be missing
+        verdict_gate = gate(asked, texts, index, rewritten=rewritten, written=written,
                             same_language=typed_in == index.primary_language)
         if options.gate and not verdict_gate.covered:
             choice = not_found(lang)

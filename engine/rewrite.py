@@ -43,6 +43,7 @@ def translation_messages(question: str, target: str) -> list[dict[str, str]]:
 
 
 _ANSWERED = re.compile(r"^(yes|no|oui|non|sure|certainly)\b", re.I)
+_ASKS = re.compile("[?？؟]")  # a question mark, in any script
 _STRAY = re.compile(f"[{CJK}]+")  # a run of the characters a translation into a Latin-script language leaves behind
 _LETTER = re.compile(r"[^\W\d_]")
 
@@ -208,15 +209,20 @@ def followup_messages(earlier: Sequence[tuple[str, str]], question: str) -> list
 
 
 def accept_standalone(output: str, question: str) -> str | None:
-    """The standalone question if it is one (in the language it was asked for, not an answer), else None.
+    """The standalone question if it is one, else None: in the language it was asked for, and still a question
+    (asked with a question mark, it keeps one). Seen: "那要怎么开启？需要额外安装什么吗？" after a turn on HTTP/2
+    came back as an answer, "要开启 HTTP/2，你需要额外安装 `libhttp2` 库。", which was then searched and answered.
 
     >>> accept_standalone("How do I turn on follow_redirects for one request only?", "How do I turn it on for one request?")
     'How do I turn on follow_redirects for one request only?'
     >>> accept_standalone("How do I turn off redirects for the async client?",  # asked in English: no German answers
     ...                   "Und wie schalte ich das für den asynchronen Client aus?")
     'How do I turn off redirects for the async client?'
+    >>> accept_standalone("要开启 HTTP/2，你需要额外安装 `libhttp2` 库。", "那要怎么开启？") is None
+    True
     """
-    return accept_query(output, question, answer_language(detect_language(question)).code)  # what was asked for
+    text = accept_query(output, question, answer_language(detect_language(question)).code)  # what was asked for
+    return None if text is None or (_ASKS.search(question) and not _ASKS.search(text)) else text
 
 
 def in_context(earlier: Sequence[tuple[str, str]], question: str) -> str:

@@ -72,6 +72,23 @@ def test_a_follow_up_is_rewritten_to_stand_alone_and_fused(docs):
     assert alone.standalone is None  # a question that stands on its own is not rewritten
 
 
+def test_a_follow_up_rewritten_as_an_answer_is_not_taken_for_the_question(docs):
+    """Seen with the 0.5B: "那要怎么开启？" after a turn on HTTP/2 came back as an answer naming a made-up library,
+    which was then searched and put to the model as the user's question, and the gate refused it for that library.
+    The follow-up is searched after the question it follows instead; a name only a rewrite gives is never missing."""
+    llm = FakeLLM("To follow redirects you need to install the `redirectlib` package.")
+    pipe = Pipeline(docs, models=fake_models(llm=llm))
+    earlier = [("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].")]
+    found = pipe.search("How do I turn it on?", AskOptions(mode="bm25"), earlier)
+    assert found.standalone == "Does HTTPX follow redirects by default? How do I turn it on?"
+    assert "redirectlib" not in (found.searched_for or "")
+    made_up = "How do I install `redirectlib` to turn it on?"  # a question, but with a name nobody wrote
+    answer = Pipeline(docs, models=fake_models(llm=FakeLLM(made_up))).ask_stream(
+        "How do I turn it on?", AskOptions(mode="bm25"), earlier=earlier)
+    done = list(answer)[-1].answer
+    assert done.stop_reason != "gate" and "redirectlib" not in done.missing_terms
+
+
 def test_history_cli_lists_and_exports(tmp_path, answered, monkeypatch):
     pipe, answer = answered
     history = pipe.collection.history
