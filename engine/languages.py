@@ -165,6 +165,40 @@ def not_answered_note(asked: str) -> str | None:
             f"answer is in English (RepoBot answers in {', '.join(names[:-1])} or {names[-1]}).")
 
 
+_NEVER_WRITTEN = {  # letters of another script that a language's text never holds
+    "zh": re.compile(f"[{KANA}{HANGUL}]"),
+    "ja": re.compile(f"[{HANGUL}]"),
+}
+_OTHER_SCRIPTS = re.compile(f"[{KANA}{CJK_IDEOGRAPHS}{HANGUL}]")  # in English or French text
+
+
+def foreign_letters(text: str, code: str) -> str:
+    """The letters of ``text`` that language ``code`` never writes: kana in Chinese; in Japanese, Hangul and the
+    simplified Chinese characters (outside the Japanese character sets, JIS X 0213); any CJK letter in English or
+    French. The small model's Japanese translations mix in Chinese ("如何创建和读取環境变量").
+
+    >>> foreign_letters("如何创建和读取環境变量以及 `PATH` 環境変数", "ja"), foreign_letters("環境変数を読み込みます", "ja")
+    ('创读变', '')
+    >>> foreign_letters("默认不跟随重定向", "zh"), foreign_letters("キャッシュ", "zh"), foreign_letters("Le cache", "fr")
+    ('', 'キャッシュ', '')
+    """
+    found = (_NEVER_WRITTEN[code] if code in _NEVER_WRITTEN else _OTHER_SCRIPTS).findall(text)
+    if code == "ja":
+        found += [ch for ch in _IDEOGRAPH.findall(text) if not _in_japanese_sets(ch)]
+    return "".join(ch for ch in text if ch in found)
+
+
+_IDEOGRAPH = re.compile(f"[{CJK_IDEOGRAPHS}]")
+
+
+def _in_japanese_sets(ch: str) -> bool:
+    try:
+        ch.encode("euc_jis_2004")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
 def language(code: str) -> Language:
     """The answer language ``code``; an error that lists the choices otherwise."""
     try:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Callable, Mapping, Sequence
 
 from .copied import without_prompt_tags
-from .languages import language
+from .languages import foreign_letters, language
 from .names import identifiers
 from .quote import Choice
 from .rewrite import accept_translation, sentence_messages
@@ -198,7 +198,8 @@ def translate_sentences(complete: Complete, sentences: Sequence[str], source: st
             again = complete(sentence_messages(sentence, source, target, quoted=True), tokens)
             translation = unquoted(accept_translation(again, target) or "")
             translation = translation if translation and translation != sentence.strip() else None
-        if translation and not carries_example(sentence, translation, source, target):
+        if translation and not carries_example(sentence, translation, source, target) \
+                and not foreign_letters(translation, target):  # "環境变量": Chinese in a Japanese sentence
             found[sentence] = translation
     return found
 

@@ -80,3 +80,16 @@ def test_a_sentence_translation_that_copied_the_example_is_not_used():
                "Close it when the request ends.": "リクエストの終了時に閉じます。"}
     found = translate_sentences(lambda messages, cap: replies[messages[-1]["content"]], list(replies), "en", "ja", 96)
     assert found == {"Close it when the request ends.": "リクエストの終了時に閉じます。"}  # the first is shown in English
+
+
+def test_a_japanese_translation_that_mixes_in_chinese_is_not_used():
+    """Seen: "環境変数ガイドの詳細な説明と、如何创建和读取環境变量以及 `PATH` 環境変数の動作…" (创, 读, 变 are
+    simplified Chinese, which Japanese never writes); 3 of 49 stored Japanese answers had such a sentence."""
+    from repobot.engine.translate import translate_sentences
+
+    replies = {"Read the guide on environment variables.": "如何创建和读取環境变量のガイドを読んでください。",
+               "Settings can come from a .env file.": "設定は .env ファイルから読み込めます。"}
+    found = translate_sentences(lambda messages, cap: replies[messages[-1]["content"]], list(replies), "en", "ja", 96)
+    assert found == {"Settings can come from a .env file.": "設定は .env ファイルから読み込めます。"}
+    zh = translate_sentences(lambda messages, cap: "请从 .env 文件读取设置。", ["Read settings from .env."], "en", "zh", 96)
+    assert zh == {"Read settings from .env.": "请从 .env 文件读取设置。"}  # the same characters are right in Chinese
