@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Callable, NamedTuple
 
-from .markup import heading_title
+from .markup import front_matter, heading_title
 from .text import FenceTracker, file_lines, is_fence_line
 
 MAX_CHARS = 700  # ~200 word pieces of prose or code: fits all-MiniLM-L6-v2's 256-piece window
@@ -29,7 +29,7 @@ HARD_CHARS = 4 * MAX_CHARS  # a code fence longer than this is sliced (it cannot
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _VERSION_PATH = re.compile(r"(?:^|/)(v?\d+(?:\.\d+|\.x)+|v\d+)(?:/|$)")
-_VERSION_META = re.compile(r"^version:\s*[\"']?([\w.\-]+)", re.M)
+_VERSION_META = re.compile(r"[\w.\-]+")
 _TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _WORD = re.compile(r"[^\W_]")
 
@@ -57,21 +57,19 @@ def find_version(source: str, text: str) -> str | None:
     >>> find_version("api.md", "# API") is None
     True
     """
-    if text.startswith("---"):
-        end = text.find("\n---", 3)
-        if end > 0:
-            match = _VERSION_META.search(text[3:end])
-            if match:
-                return match.group(1)
+    match = _VERSION_META.match(front_matter(text).fields.get("version", ""))
+    if match:
+        return match.group(0)
     match = _VERSION_PATH.search(source)
     return match.group(1) if match else None
 
 
-def split_blocks(text: str) -> list[_Block]:
-    """Cut a file at its headings (headings inside code fences do not count)."""
+def split_blocks(text: str, title: str = "") -> list[_Block]:
+    """Cut a file at its headings (headings inside code fences do not count); ``title`` heads the text before the
+    first heading."""
     blocks: list[_Block] = []
     path: list[tuple[int, str]] = []
-    current = _Block(0, "", [])
+    current = _Block(0, title, [])
     fences = FenceTracker()
     for number, line in enumerate(file_lines(text), 1):
         if not fences.inside_after(line):
@@ -261,8 +259,11 @@ def chunk_markdown(source: str, text: str, budget: Budget = CHARS) -> list[Chunk
     that holds only a heading merges with the section that follows it.
     """
     version = find_version(source, text)
+    meta = front_matter(text)  # about the page, not its text: its lines are left out, its title heads the page's top
+    if meta.lines:
+        text = "\n" * meta.lines + text.split("\n", meta.lines)[-1]
     chunks: list[Chunk] = []
-    for block in split_blocks(text):
+    for block in split_blocks(text, meta.fields.get("title", "")):
         pieces = chunk_block(source, block, version, budget)
         if not pieces:
             continue

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .errors import CorpusError
+from .markup import front_matter
 from .text import file_lines
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -57,7 +58,7 @@ LANGUAGE_CODES = frozenset(
     km kn ko ku ky lo lt lv mk ml mn mr ms my nb ne nl nn no pa pl ps pt ro ru si sk sl sq sr sv sw ta te tg th tl tr
     uk ur uz vi yo zh zu zh-hans zh-hant zh-cn zh-tw zh-hk pt-br pt-pt es-mx en-us en-gb fr-ca""".split()
 )
-_FRONT_LANGUAGE = re.compile(r"^(?:lang|language|locale):\s*[\"']?([A-Za-z]{2}(?:[-_][A-Za-z]{2,4})?)", re.M)
+_FRONT_LANGUAGE = re.compile(r"[A-Za-z]{2}(?:[-_][A-Za-z]{2,4})?\b")  # fr, pt-BR, zh_Hant
 
 
 def language_folder(source: str) -> int | None:
@@ -88,11 +89,10 @@ def page_marker(text: str) -> str | None:
     >>> page_marker("---\\ntitle: X\\nlang: fr\\n---\\n# X"), page_marker("# X")
     ('fr', None)
     """
-    if not text.startswith("---"):
-        return None
-    end = text.find("\n---", 3)
-    match = _FRONT_LANGUAGE.search(text[3:end]) if end > 0 else None
-    return match.group(1).lower().replace("_", "-") if match else None
+    fields = front_matter(text).fields
+    match = next(filter(None, (_FRONT_LANGUAGE.match(fields.get(key, "")) for key in ("lang", "language", "locale"))),
+                 None)
+    return match.group(0).lower().replace("_", "-") if match else None
 
 
 def find_markdown(root: Path, *, unlisted: list[OSError] | None = None) -> list[Path]:

@@ -11,7 +11,7 @@ heading attributes. Pure functions of strings, over ``text``'s sentences.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from .text import split_line
 
@@ -100,3 +100,35 @@ def heading_title(raw: str) -> str:
     'Path Parameters'
     """
     return _ATTRIBUTES.sub("", raw).strip() or raw.strip()
+
+
+class FrontMatter(NamedTuple):
+    lines: int  # the lines it spans at the top of the page, its fences included (0: it has none)
+    fields: dict[str, str]  # its top-level ``key: value`` pairs, keys lower-cased, values unquoted
+
+
+_FENCES = {"---": ("---", "..."), "+++": ("+++",)}  # YAML (Jekyll, mkdocs, Obsidian), TOML (Hugo)
+_FIELD = re.compile(r"([A-Za-z_][\w-]*)[ \t]*[:=][ \t]*(.*?)[ \t]*")
+NO_FRONT_MATTER = FrontMatter(0, {})
+
+
+def front_matter(text: str) -> FrontMatter:
+    """The metadata block at the top of a page, which is about the page and no part of its text: a ``---`` (or
+    ``+++``) line, then ``key: value`` lines, then the closing fence. A page that opens with a rule and prose has none.
+
+    >>> front_matter("---\\ntitle: \\"Setup\\"\\ntags: [a, b]\\nlang: fr\\n---\\n# Setup")
+    FrontMatter(lines=5, fields={'title': 'Setup', 'tags': '[a, b]', 'lang': 'fr'})
+    >>> front_matter("---\\nJust a rule, then prose.\\n---\\n"), front_matter("+++\\nversion = '2.0'\\n+++").fields
+    (FrontMatter(lines=0, fields={}), {'version': '2.0'})
+    """
+    lines = text.lstrip("\ufeff").split("\n", 400)[:400]
+    closing = _FENCES.get(lines[0].rstrip())
+    if closing is None:
+        return NO_FRONT_MATTER
+    for number, line in enumerate(lines[1:], 2):
+        if line.rstrip() in closing:
+            fields: dict[str, str] = {}
+            for m in filter(None, (_FIELD.fullmatch(raw) for raw in lines[1 : number - 1])):
+                fields.setdefault(m[1].lower(), m[2].strip("\"'"))
+            return FrontMatter(number, fields) if fields else NO_FRONT_MATTER
+    return NO_FRONT_MATTER

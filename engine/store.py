@@ -38,7 +38,7 @@ from .files import fsync_dir, sha256_file, write_synced, write_text_atomic
 from .index import FileEntry, Index
 
 STORE_FILES = ("vectors.npy", "chunks.jsonl", "bm25.npz")
-FORMAT = 9  # bump when chunking, tokens or the store layout change: old stores are rebuilt
+FORMAT = 10  # bump when chunking, tokens or the store layout change: old stores are rebuilt
 NAME_BYTES = 255  # the longest file name most file systems take
 SHORT_NAME_BYTES = 96  # what is kept of a corpus folder's name too long for a store folder's name
 GENERATION = re.compile(r"g[0-9]+")

@@ -112,3 +112,16 @@ def test_markup_alone_never_starts_a_chunk_and_spans_stay_exact():
         first = next(line for line in c.text.splitlines() if line.strip() and not line.startswith("#"))
         assert not closes_only([(c.start, first)]), c.text
     assert any("Short after." in c.text for c in chunks) and any("More text here." in c.text for c in chunks)
+
+
+def test_front_matter_is_no_passage_and_its_title_heads_the_page():
+    """A Jekyll, Hugo or Obsidian page opens with metadata ("title: Setup", "tags: [a, b]"): it was a passage of its
+    own, found for its tags and quoted as text. Its lines are left out (the others keep their numbers)."""
+    text = "---\ntitle: Setup\ntags: [cli, install]\n---\nInstall with `pipx install foo`.\n\n## Upgrade\n\nRun it again.\n"
+    chunks = chunk_markdown("setup.md", text)
+    assert [(c.heading, c.start, c.end) for c in chunks] == [("Setup", 5, 5), ("Upgrade", 7, 9)]
+    assert not any("tags" in c.text for c in chunks)
+    toml = chunk_markdown("p.md", "+++\ntitle = 'Hugo page'\nversion = '2.1'\n+++\n# Page\n\nBody.\n")
+    assert [(c.heading, c.start, c.version) for c in toml] == [("Page", 5, "2.1")]
+    rule = chunk_markdown("r.md", "---\nJust prose after a rule.\n---\nMore prose.\n")  # a rule, not metadata
+    assert "Just prose" in rule[0].text
