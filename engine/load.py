@@ -28,6 +28,7 @@ from .markup import front_matter
 from .text import file_lines
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
+PACKAGE_FOLDERS = frozenset({"node_modules", "bower_components", "site-packages", "__pycache__"})  # never docs
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_LINE_CHARS = 100_000  # longer lines (minified or generated text) are cut
 
@@ -96,7 +97,8 @@ def page_marker(text: str) -> str | None:
 
 
 def find_markdown(root: Path, *, unlisted: list[OSError] | None = None) -> list[Path]:
-    """Every markdown file under ``root``, sorted; hidden folders (``.git``) and links are skipped.
+    """Every markdown file under ``root``, sorted; hidden folders (``.git``), installed packages' folders
+    (``node_modules``, ``site-packages``: their READMEs are not the documentation) and links are skipped.
 
     A link is never followed: one inside the folder leads to a file or folder
     indexed under its own path (``latest -> v2`` would index v2's pages a second
@@ -108,7 +110,7 @@ def find_markdown(root: Path, *, unlisted: list[OSError] | None = None) -> list[
     found: list[Path] = []
     errors: list[OSError] = []
     for folder, dirs, files in os.walk(root, onerror=errors.append):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in PACKAGE_FOLDERS)
         names = [n for n in sorted(files) if n.lower().endswith(MARKDOWN_SUFFIXES) and not n.startswith(".")]
         try:  # a folder that may be read but not searched lists its names, yet none of them can be looked at
             found += [path for name in names if not (path := Path(folder) / name).is_symlink()]

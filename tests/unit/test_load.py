@@ -84,9 +84,11 @@ def test_a_link_to_a_version_folder_does_not_index_that_version_twice(tmp_path):
     assert [d.source for d in load_corpus(tmp_path).documents] == ["v1/install.md", "v2/install.md"]
 
 
-def test_hidden_folders_are_skipped(tmp_path):
-    (tmp_path / ".git").mkdir()
-    (tmp_path / ".git" / "x.md").write_text("# hidden")
+def test_hidden_and_dependency_folders_are_skipped(tmp_path):
+    """A docs site's folder holds installed packages' READMEs too (node_modules): they are not its documentation."""
+    for folder in (".git", "node_modules/left-pad", "site/__pycache__", "venv/lib/python3.11/site-packages/x"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "README.md").write_text("# not the docs")
     (tmp_path / "a.md").write_text("# a")
     assert [d.source for d in load_corpus(tmp_path).documents] == ["a.md"]
 
