@@ -23,7 +23,7 @@ from repobot.engine.events import WRITING
 from repobot.engine.quote import Choice
 from repobot.engine.result import Answer
 from repobot.engine.support import Support
-from repobot.engine.markup import heading_title
+from repobot.engine.markup import heading_title, without_attributes
 
 STATUS_STYLE = {
     "supported": ("#1a7f37", "✓"),
@@ -224,6 +224,8 @@ def document_html(text: str, highlight: tuple[int, int] | None = None, first_lin
     >>> out = document_html("# A\\n\\ntext\\n\\n![x](http://evil/x.png)", (3, 3))
     >>> '<a name="hl"></a>' in out and "background-color" in out and "<img" not in out
     True
+    >>> document_html("## Environment Variables { #environment-variables }").count("{")  # mkdocs' anchor, not shown
+    0
     """
     tokens = _MD.parse(text)
     first_marked = False
@@ -239,6 +241,7 @@ def document_html(text: str, highlight: tuple[int, int] | None = None, first_lin
                 first_marked = True
         token.meta = {**(token.meta or {}), "anchors": anchors}
     _replace_images(tokens)
+    _drop_heading_attributes(tokens)
     body = _render_with_anchors(tokens)
     return f'<div style="font-size:11pt">{body}</div>'
 
@@ -251,6 +254,13 @@ def _replace_images(tokens) -> None:
                 alt = child.content or "image"
                 child.type = "html_inline"
                 child.content = f'<a href="{html.escape(src)}">[image: {html.escape(alt)}]</a>'
+
+
+def _drop_heading_attributes(tokens) -> None:
+    """mkdocs' ``## Title { #anchor }``: the attribute list is for the site generator, not for the reader."""
+    for opening, inline in zip(tokens, tokens[1:]):
+        if opening.type == "heading_open" and inline.children and inline.children[-1].type == "text":
+            inline.children[-1].content = without_attributes(inline.children[-1].content)
 
 
 def _render_with_anchors(tokens) -> str:

@@ -99,7 +99,16 @@ def heading_title(raw: str) -> str:
     >>> heading_title("Path Parameters { #path-parameters }")
     'Path Parameters'
     """
-    return _ATTRIBUTES.sub("", raw).strip() or raw.strip()
+    return without_attributes(raw).strip() or raw.strip()
+
+
+def without_attributes(text: str) -> str:
+    """``text`` without the attribute list mkdocs puts after a heading's words, for the site generator.
+
+    >>> without_attributes("Environment Variables { #environment-variables }"), without_attributes(" { .x }")
+    ('Environment Variables', '')
+    """
+    return _ATTRIBUTES.sub("", text)
 
 
 class FrontMatter(NamedTuple):
