@@ -45,7 +45,7 @@ from .rewrite import (
     translation_messages,
 )
 from .support import SupportChecker, Unit
-from .translate import for_the_check, model_question, shown_in, translated_note
+from .translate import for_the_check, model_question, shown_in, translated_note, untranslated, untranslated_note
 
 SECOND_DRAFT = ("Second draft: the first one was not backed by the passages, so the model wrote again, reading the "
                 "question before them.")
@@ -274,6 +274,8 @@ class Pipeline:
         answer.verdict, answer.final_answer, answer.final_sentences = choice
         if translate is not None and any(s.checked_as for s in choice.sentences):
             answer.notes.append(translated_note(written_in, answer.language))
+        if translate is not None and choice.verdict == "verified" and (kept := untranslated(choice)):
+            answer.notes.append(untranslated_note(kept, written_in, answer.language))
         if choice.verdict == "not_found":
             answer.missing_terms = lacking_subject(model_answer, lacking)
 

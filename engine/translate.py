@@ -226,3 +226,27 @@ def translated_note(written_in: str, shown_in: str) -> str:
     checked = language(written_in).name
     return (f"Translated into {language(shown_in).name} by the local model from its checked {checked} answer: "
             f"a translation can be wrong; each sentence keeps the {checked} it was checked as.")
+
+
+def untranslated(choice: Choice) -> int:
+    """How many of a translated answer's shown prose sentences stay in the language they were checked in: the
+    model gave no translation that could be used (none, the example's, another script's letters, names lost).
+
+    >>> from .support import Support
+    >>> untranslated(Choice("verified", "", [Support("关 [1]。", [1], "supported", {}, None, "", checked_as="Off."),
+    ...                                       Support("Use a proxy [2].", [2], "supported", {}, None, "")]))
+    1
+    """
+    return sum(1 for s in choice.sentences if not (s.is_code or s.is_quote or s.checked_as) and bare(s.text))
+
+
+def untranslated_note(count: int, written_in: str, shown_in: str) -> str:
+    """Said beside an answer some of whose sentences are shown untranslated (``untranslated``).
+
+    >>> untranslated_note(1, "en", "ja")
+    'One sentence is shown in English: the local model gave no faithful Japanese translation of it.'
+    """
+    checked, wanted = language(written_in).name, language(shown_in).name
+    return (f"One sentence is shown in {checked}: the local model gave no faithful {wanted} translation of it."
+            if count == 1 else
+            f"{count} sentences are shown in {checked}: the local model gave no faithful {wanted} translation of them.")

@@ -294,6 +294,10 @@ def test_a_translation_that_adds_a_name_is_not_shown_the_checked_english_is(docs
     assert answer.final_answer.startswith("HTTPX does not follow redirects by default [1]. 传入 `follow_redirects=True`")
     assert "requests" not in answer.final_answer
     assert [s.checked_as for s in answer.final_sentences][:2] == [None, "Pass `follow_redirects=True` to enable them."]
+    assert "One sentence is shown in English: the local model gave no faithful Chinese translation of it." in answer.notes
+    whole = Pipeline(docs, models=fake_models(llm=answers_in_english("HTTPX 默认不跟随重定向。"))).ask(
+        "HTTPX 默认会跟随重定向吗？", AskOptions(k=3))
+    assert not any("shown in English" in note for note in whole.notes)  # every sentence translated: nothing to say
 
 
 def test_when_the_rewrite_fails_the_question_is_answered_in_its_language_and_checked_through_a_translation(docs):
