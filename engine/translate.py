@@ -199,7 +199,7 @@ def translate_sentences(complete: Complete, sentences: Sequence[str], source: st
             translation = unquoted(accept_translation(again, target) or "")
             translation = translation if translation and translation != sentence.strip() else None
         if translation and not carries_example(sentence, translation, source, target) \
-                and not foreign_letters(translation, target):  # "環境变量": Chinese in a Japanese sentence
+                and set(foreign_letters(translation, target)) <= set(sentence):  # "環境变量": Chinese in Japanese
             found[sentence] = translation
     return found
 

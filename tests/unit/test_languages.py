@@ -93,3 +93,5 @@ def test_a_japanese_translation_that_mixes_in_chinese_is_not_used():
     assert found == {"Settings can come from a .env file.": "設定は .env ファイルから読み込めます。"}
     zh = translate_sentences(lambda messages, cap: "请从 .env 文件读取设置。", ["Read settings from .env."], "en", "zh", 96)
     assert zh == {"Read settings from .env.": "请从 .env 文件读取设置。"}  # the same characters are right in Chinese
+    kept = translate_sentences(lambda messages, cap: "Décodez `'变量'` en GBK.", ["Decode `'变量'` as GBK."], "en", "fr", 96)
+    assert kept == {"Decode `'变量'` as GBK.": "Décodez `'变量'` en GBK."}  # letters the sentence itself has
