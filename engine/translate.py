@@ -28,7 +28,7 @@ from .names import identifiers
 from .quote import Choice
 from .rewrite import accept_translation, sentence_messages
 from .support import HEADING, LEAD, answer_sentences
-from .text import CJK_CHAR, cite, segments, strip_citations
+from .text import CJK_CHAR, cite, segments, strip_citations, strip_inline_code
 
 Complete = Callable[[list[dict[str, str]], int], str]  # the model's reply to some messages, within a token cap
 
@@ -232,12 +232,16 @@ def untranslated(choice: Choice) -> int:
     """How many of a translated answer's shown prose sentences stay in the language they were checked in: the
     model gave no translation that could be used (none, the example's, another script's letters, names lost).
 
+    A line of names alone ("**`httpx.Client`**") reads the same in every language and is not counted.
+
     >>> from .support import Support
     >>> untranslated(Choice("verified", "", [Support("关 [1]。", [1], "supported", {}, None, "", checked_as="Off."),
-    ...                                       Support("Use a proxy [2].", [2], "supported", {}, None, "")]))
+    ...                                       Support("Use a proxy [2].", [2], "supported", {}, None, ""),
+    ...                                       Support("**`httpx.Client`**", [], "exempt", {}, None, HEADING)]))
     1
     """
-    return sum(1 for s in choice.sentences if not (s.is_code or s.is_quote or s.checked_as) and bare(s.text))
+    return sum(1 for s in choice.sentences
+               if not (s.is_code or s.is_quote or s.checked_as) and len(strip_inline_code(bare(s.text)).split()) > 2)
 
 
 def untranslated_note(count: int, written_in: str, shown_in: str) -> str:
