@@ -22,7 +22,7 @@ import re
 from typing import Callable, Collection, Sequence
 
 from .check import is_escape
-from .copied import without_directives, without_html, without_prompt_tags
+from .copied import without_directives, without_html, without_prompt_tags, without_tag_lines
 from .languages import language
 from .names import identifiers, named_in
 from .quote import INTRODUCES, Choice, extractive, pick_quotes, quoted
@@ -139,7 +139,7 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
         _end_lead(lead, out, shown)
     out.append(answer[position:])
     text = drop_empty_code_blocks("".join(out))  # code blocks emptied by unsupported code
-    text = outside_code(text, without_directives)  # "/// tip", "!!! warning" copied from a passage
+    text = outside_code(text, lambda prose: without_tag_lines(without_directives(prose)))  # "/// tip", "<br>"
     text = re.sub(r"\n{3,}", "\n\n", re.sub(r"[ \t]+\n", "\n", text)).strip()
     text = outside_code(text, lambda prose: re.sub(r"(\n\n) (?=\S)", r"\1", prose))  # the space after a dropped one
     return Choice("verified", text, [x for x in shown if x is not None])

@@ -122,3 +122,13 @@ def without_html(prose: str) -> str:
 
     out = outside_inline_code(prose, plain)
     return out.strip() if out != prose else prose
+
+
+def without_tag_lines(prose: str) -> str:
+    """Text without the lines that hold layout tags alone: the model ends an answer it copied with a page's
+    ``<br>`` or ``</div>``, a line of no sentence, which stayed between the shown ones.
+
+    >>> without_tag_lines("Set REPOBOT_HOME [1].\\n<br>\\n</div>\\nUse `<br>` [2].")
+    'Set REPOBOT_HOME [1].\\nUse `<br>` [2].'
+    """
+    return "\n".join(line for line in prose.split("\n") if not line.strip() or without_html(line).strip())

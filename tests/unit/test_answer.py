@@ -215,6 +215,9 @@ def test_a_checked_answer_drops_the_documentation_markup_the_model_copied():
     assert text.startswith("Declare it with `Query` for a list [1].\n\nReuse one client")
     assert "/// tip" not in text and "!!!" not in text
     assert "/// not markup inside code" in text  # code is shown as written
+    ended = verified([sentence("Set REPOBOT_HOME to move the data [1].", [1], "supported")],
+                     "Set REPOBOT_HOME to move the data [1].\n<br>\n\n```html\n<br>\n```").text
+    assert ended == "Set REPOBOT_HOME to move the data [1].\n\n```html\n<br>\n```"  # a page's <br>, copied after it
 
 
 def test_a_failed_answer_about_a_name_the_documents_lack_gives_the_fixed_phrase_not_quotes():
