@@ -29,7 +29,7 @@ HARD_CHARS = 4 * MAX_CHARS  # a code fence longer than this is sliced (it cannot
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _VERSION_PATH = re.compile(r"(?:^|/)(v?\d+(?:\.\d+|\.x)+|v\d+)(?:/|$)")
-_VERSION_META = re.compile(r"[\w.\-]+")
+_VERSION_VALUE = re.compile(r"[\w.\-]+")  # front matter's "version: 2.0"
 _TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _WORD = re.compile(r"[^\W_]")
 
@@ -57,7 +57,7 @@ def find_version(source: str, text: str) -> str | None:
     >>> find_version("api.md", "# API") is None
     True
     """
-    match = _VERSION_META.match(front_matter(text).fields.get("version", ""))
+    match = _VERSION_VALUE.match(front_matter(text).fields.get("version", ""))
     if match:
         return match.group(0)
     match = _VERSION_PATH.search(source)

@@ -175,8 +175,8 @@ def answer_row(q: Question, answer) -> dict:
     """What one answered question contributes to the figures."""
     made = claims(answer.sentences)
     prose = [s for s in made if not s.is_code]
-    shown = [s for s in answer.final_sentences if s.status != "exempt" and not s.is_code and not s.is_quote
-             ] if answer.verdict == "verified" else []  # the model's sentences shown (not the quotes under them)
+    verified = answer.verdict == "verified"  # the model's sentences shown, not the quotes under them
+    shown = [s for s in answer.final_sentences if verified and s.status != "exempt" and not (s.is_code or s.is_quote)]
     n = len(answer.retrieved)
     return dict(
         verdict=answer.verdict,

@@ -170,6 +170,7 @@ _NEVER_WRITTEN = {  # letters of another script that a language's text never hol
     "ja": re.compile(f"[{HANGUL}]"),
 }
 _OTHER_SCRIPTS = re.compile(f"[{KANA}{CJK_IDEOGRAPHS}{HANGUL}]")  # in English or French text
+_IDEOGRAPH = re.compile(f"[{CJK_IDEOGRAPHS}]")
 
 
 def foreign_letters(text: str, code: str) -> str:
@@ -182,13 +183,9 @@ def foreign_letters(text: str, code: str) -> str:
     >>> foreign_letters("默认不跟随重定向", "zh"), foreign_letters("キャッシュ", "zh"), foreign_letters("Le cache", "fr")
     ('', 'キャッシュ', '')
     """
-    found = (_NEVER_WRITTEN[code] if code in _NEVER_WRITTEN else _OTHER_SCRIPTS).findall(text)
-    if code == "ja":
-        found += [ch for ch in _IDEOGRAPH.findall(text) if not _in_japanese_sets(ch)]
-    return "".join(ch for ch in text if ch in found)
-
-
-_IDEOGRAPH = re.compile(f"[{CJK_IDEOGRAPHS}]")
+    never = _NEVER_WRITTEN.get(code, _OTHER_SCRIPTS)
+    return "".join(ch for ch in text if never.match(ch) or (code == "ja" and _IDEOGRAPH.match(ch)
+                                                            and not _in_japanese_sets(ch)))
 
 
 def _in_japanese_sets(ch: str) -> bool:

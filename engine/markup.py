@@ -130,10 +130,11 @@ def front_matter(text: str) -> FrontMatter:
     >>> front_matter("---\\nJust a rule, then prose.\\n---\\n"), front_matter("+++\\nversion = '2.0'\\n+++").fields
     (FrontMatter(lines=0, fields={}), {'version': '2.0'})
     """
-    lines = text.lstrip("\ufeff").split("\n", 400)[:400]
-    closing = _FENCES.get(lines[0].rstrip())
+    text = text.lstrip("\ufeff")
+    closing = _FENCES.get(text[:4].rstrip())  # most pages have none: nothing more is read of them
     if closing is None:
         return NO_FRONT_MATTER
+    lines = text.split("\n", 400)[:400]
     for number, line in enumerate(lines[1:], 2):
         if line.rstrip() in closing:
             fields: dict[str, str] = {}
