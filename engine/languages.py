@@ -53,6 +53,7 @@ class Language(NamedTuple):
     missing_label: str  # "Not in the documents: {terms}", shown beside the escape phrase
     translation_example: str  # one sentence, the same in every language: the example shown to the translating model
     example_topic: str  # what that sentence is about ("cache"): a translation that brings it in copied the example
+    question_example: str  # "Can pandas read parquet files?" in this language: how a question's translation is shown
     rules: Rules
     stopwords: frozenset[str] = frozenset()
     negations: tuple[str, ...] = ()  # whole words that make a sentence negative
@@ -68,7 +69,7 @@ def _load() -> dict[str, Language]:
         rules = Rules(**{**d["rules"], "example": tuple(d["rules"]["example"])})
         out[code] = Language(code, d["name"], d["escape"], d["deduction"], d["question_label"], d["quoted_label"],
                              d["also_label"], d["missing_label"], d["translation_example"],
-                             d["translation_example_topic"], rules,
+                             d["translation_example_topic"], d["question_example"], rules,
                              frozenset(d["stopwords"]), tuple(d["negations"]), tuple(d["pointers"]), tuple(d["openers"]))
     return out
 

@@ -22,24 +22,30 @@ from .languages import ESCAPE_PHRASES, answer_language, detect_language, languag
 from .text import CJK, strip_citations
 from .tokens import content_words
 
-# A worked example on another topic: the model sees the task done once, and a copy of it is easy to spot.
+# A worked example on another topic (the languages' question_example): the model sees the task done once, and a
+# copy of it is easy to spot.
 _EXAMPLE_NAMES = ("pandas", "parquet")  # its subject and object, which a copy carries into another question
-_EXAMPLE_QUESTION = "{} 能读取 {} 文件吗？".format(*_EXAMPLE_NAMES)
-_EXAMPLE_ANSWER = "Can {} read {} files?".format(*_EXAMPLE_NAMES)
 _EXAMPLE_WORDS = re.compile(rf"\s*\b(?:{'|'.join(_EXAMPLE_NAMES)})\b", re.I)
 
 
 def translation_messages(question: str, target: str) -> list[dict[str, str]]:
-    """Messages asking the model to translate a question into language ``target`` (never to answer it)."""
-    name = language(target).name
+    """Messages asking the model to translate a question into language ``target`` (never to answer it).
+
+    A worked example shows the task once, from Chinese into English or from English into the other languages.
+    Without it, the 0.5B gave English questions back unchanged when asked for Chinese or Japanese, and answered
+    some instead of translating them.
+
+    >>> [m["content"] for m in translation_messages("How do I upload a file?", "zh")[1:]]
+    ['Can pandas read parquet files?', 'pandas 能读取 parquet 文件吗？', 'How do I upload a file?']
+    """
+    into = language(target)
     system = (
-        f"Translate the user's question into {name}. Keep code, names and identifiers exactly as written. "
+        f"Translate the user's question into {into.name}. Keep code, names and identifiers exactly as written. "
         f"Reply with the translated question only; never answer it."
     )
-    example = [{"role": "user", "content": _EXAMPLE_QUESTION}, {"role": "assistant", "content": _EXAMPLE_ANSWER}]
-    return [{"role": "system", "content": system}] + (example if target == "en" else []) + [
-        {"role": "user", "content": question.strip()}
-    ]
+    shown = language("zh" if target == "en" else "en").question_example
+    return [{"role": "system", "content": system}, {"role": "user", "content": shown},
+            {"role": "assistant", "content": into.question_example}, {"role": "user", "content": question.strip()}]
 
 
 _ANSWERED = re.compile(r"^(yes|no|oui|non|sure|certainly)\b", re.I)
@@ -96,7 +102,7 @@ def accept_query(output: str, question: str, target: str) -> str | None:
     if line is None:
         return None
     text = without_stray_script(line.strip("\"'“”` "), target)
-    if text == _EXAMPLE_ANSWER:  # the example given back whole
+    if text == language(target).question_example:  # the example given back whole
         return None
     text = without_example_words(text, question)
     if not text or len(text) > 3 * len(question) + 40:

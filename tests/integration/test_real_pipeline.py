@@ -8,6 +8,7 @@ import pytest
 
 from repobot.engine.answer import ALSO
 from repobot.engine.config import default_corpus
+from repobot.engine.languages import detect_language
 from repobot.engine.models import default_entry
 from repobot.engine.pipeline import AskOptions, Pipeline
 from repobot.engine.support import HEADING, SupportChecker
@@ -73,6 +74,16 @@ def test_an_uncited_supported_sentence_is_attributed(httpx_pipe, models):
 def test_the_model_rewrites_the_lessons_question_into_english(httpx_pipe):
     assert httpx_pipe.rewrite(LESSON_HTTP3, "en") in (None, "Does HTTPX support HTTP/3?", "Does httpx support HTTP/3?",
                                                       "Does HTTPx support HTTP/3?")
+
+
+@pytest.mark.parametrize("question, target", [
+    ("How do I read configuration values from environment variables?", "zh"),
+    ("How do I make a path parameter only accept a fixed set of values?", "zh"),
+    ("How do I make a path parameter only accept a fixed set of values?", "ja"),
+])
+def test_an_english_question_is_translated_for_documents_in_another_language(httpx_pipe, question, target):
+    """A Chinese or Japanese folder is searched with the question in its language too (given back unchanged before)."""
+    assert detect_language(httpx_pipe.rewrite(question, target) or "") == target
 
 
 class Rewrites(Pipeline):
