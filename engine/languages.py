@@ -84,9 +84,12 @@ _LATIN_MARKERS = {
     "en": "the is are does do how what which can with for to of in by not and this that you",
     "fr": "le la les des une est que qui pour dans avec comment quel quelle sont par pas sur faut peut vous",
     "de": "der die das und ist nicht mit für von den ein eine wie auch sie werden kann sich",
-    "es": "el los las del que una para con por como está son puede también pero más cómo qué cuál dónde puedo hay",
-    "pt": "o os as do da dos das que uma para com por como não são pode também você",
-    "it": "il gli della che una per con come non sono può anche questo nella",
+    "es": "el los las del que una para con por como está son puede también pero más cómo qué cuál dónde puedo hay "
+          "mi yo cuando necesito quiero varios",
+    "pt": "o os as do da dos das que uma para com por como não são pode também você "
+          "um em é ao eu meu minha isso posso preciso tem quero onde nas nos pra qual quando faço",
+    "it": "il gli della che una per con come non sono può anche questo nella "
+          "di dei del delle nel negli è ho vorrei voglio posso si tra fare usare modo",
     "tr": "ve bir bu için ile olarak da de gibi daha nasıl değil çok",
 }
 _MARKER_WORDS = {code: frozenset(words.split()) for code, words in _LATIN_MARKERS.items()}
@@ -101,6 +104,8 @@ _SCRIPTS = (
 _UKRAINIAN = re.compile(r"[іїєґІЇЄҐ]")
 _FRENCH_ACCENTS = re.compile(r"[éèêàùçôîû]", re.I)
 _SPANISH_MARKS = re.compile(r"[¿¡ñ]", re.I)
+_PORTUGUESE_MARKS = re.compile(r"[ãõ]", re.I)  # "não", "verificação": never French, whose ç Portuguese shares
+_IBERIAN_ACCENTS = re.compile(r"[áíóú]", re.I)  # Spanish and Portuguese, never French
 
 # Languages RepoBot reads (``detect_language``) but does not answer in: named when it says so.
 READ_ONLY_NAMES = {"ko": "Korean", "ru": "Russian", "uk": "Ukrainian", "hi": "Hindi", "de": "German",
@@ -118,6 +123,8 @@ def detect_language(text: str) -> str:
     ('de', 'ru')
     >>> detect_language("¿Cómo configuro un proxy en httpx?"), detect_language("Comment configurer un proxy en httpx ?")
     ('es', 'fr')
+    >>> detect_language("Como configurar um proxy no httpx?")  # accents and ã tell Portuguese from French and Spanish
+    'pt'
     """
     for code, pattern in _SCRIPTS:
         if len(pattern.findall(text)) >= 2:
@@ -127,7 +134,9 @@ def detect_language(text: str) -> str:
     words = [w.lower() for w in _WORD.findall(text)]
     scores = {code: sum(w in markers for w in words) for code, markers in _MARKER_WORDS.items()}
     scores["fr"] += len(_FRENCH_ACCENTS.findall(text))
-    scores["es"] += len(_SPANISH_MARKS.findall(text))
+    iberian = len(_IBERIAN_ACCENTS.findall(text))
+    scores["es"] += len(_SPANISH_MARKS.findall(text)) + iberian
+    scores["pt"] += len(_PORTUGUESE_MARKS.findall(text)) + iberian
     best = max(scores, key=lambda code: (scores[code], code == "en"))
     return best if scores[best] > scores["en"] else "en"
 

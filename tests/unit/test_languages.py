@@ -16,6 +16,9 @@ from repobot.engine.rewrite import accept_query, accept_translation, sentence_me
     ("Как загрузить файл?", "ru"),
     ("파일을 업로드하는 방법", "ko"),
     ("¿Cómo configuro un proxy en httpx?", "es"),  # its words are French's too ("un", "en"): ¿ and "cómo" tell
+    ("Cómo subo varios archivos a la vez?", "es"),  # French by "la" alone before: ó is never French
+    ("Como faço para configurar CORS no FastAPI?", "pt"),  # Spanish before: "como" and "para" are both's
+    ("É possível enviar cookies em cada requisição?", "pt"),  # French before, by its é and ç
     ("How do I use `httpx.Client(follow_redirects=True)`?", "en"),
 ])
 def test_detect_language(text, code):
