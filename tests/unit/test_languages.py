@@ -56,6 +56,13 @@ def test_a_rewrite_that_took_the_examples_subject_is_used_without_it():
         "Does pandas work with httpx?")  # the user's own word stays
 
 
+def test_a_rewrite_that_answers_in_chinese_or_japanese_is_refused():
+    asked = "Can I run a function after returning the response, like sending an email?"
+    assert accept_query("はい、関数が返り値を取得した後、メールを送信することができます。", asked, "ja") is None
+    assert accept_query("可以，使用 BackgroundTasks。", asked, "zh") is None
+    assert accept_query("可以在返回响应后运行函数吗？", asked, "zh") == "可以在返回响应后运行函数吗？"
+
+
 def test_a_rewrite_that_kept_a_word_of_the_question_is_used_without_it():
     asked = "对方服务要求双向 TLS，必须带上我们自己的客户端证书和私钥，httpx 里该怎么配置？"
     written = "The service requires双向 TLS, and we must include our own client certificate and private key."
