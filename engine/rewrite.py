@@ -48,7 +48,7 @@ def translation_messages(question: str, target: str) -> list[dict[str, str]]:
             {"role": "assistant", "content": into.question_example}, {"role": "user", "content": question.strip()}]
 
 
-_ANSWERED = re.compile(r"^(?:(?:yes|no|oui|non|sure|certainly)\b|(?:はい|いいえ|是的|可以)[、，,。])", re.I)  # a reply
+_ANSWERED = re.compile(r"^(?:(?:yes|no|oui|non|sure|certainly)\b|(?:はい|いいえ|是的|可以)[、，,。])", re.I)  # answered, not translated
 _ASKS = re.compile("[?？؟]")  # a question mark, in any script
 _STRAY = re.compile(f"[{CJK}]+")  # a run of the characters a translation into a Latin-script language leaves behind
 _LETTER = re.compile(r"[^\W\d_]")
