@@ -40,9 +40,9 @@ def main() -> None:
     parser.add_argument("--split", choices=("calibrate", "report"), default="report")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    rows = [line.split("\t")[1:] for line in QUESTIONS.read_text(encoding="utf-8").splitlines()
+    rows = [tuple(line.split("\t")[1:]) for line in QUESTIONS.read_text(encoding="utf-8").splitlines()
             if line.startswith(args.split + "\t")]
-    result = score([(lang, question) for lang, question in rows])
+    result = score(rows)
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=1))
         return
