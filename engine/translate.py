@@ -232,16 +232,28 @@ def untranslated(choice: Choice) -> int:
     """How many of a translated answer's shown prose sentences stay in the language they were checked in: the
     model gave no translation that could be used (none, the example's, another script's letters, names lost).
 
-    A line of names alone ("**`httpx.Client`**") reads the same in every language and is not counted.
+    A line of names alone ("**`httpx.Client`**") reads the same in every language and is not counted. A sentence
+    in Chinese or Japanese has no spaces between its words: each of its characters counts as one.
 
     >>> from .support import Support
     >>> untranslated(Choice("verified", "", [Support("关 [1]。", [1], "supported", {}, None, "", checked_as="Off."),
     ...                                       Support("Use a proxy [2].", [2], "supported", {}, None, ""),
+    ...                                       Support("使用代理 [3]。", [3], "supported", {}, None, ""),
     ...                                       Support("**`httpx.Client`**", [], "exempt", {}, None, HEADING)]))
-    1
+    2
     """
     return sum(1 for s in choice.sentences
-               if not (s.is_code or s.is_quote or s.checked_as) and len(strip_inline_code(bare(s.text)).split()) > 2)
+               if not (s.is_code or s.is_quote or s.checked_as) and _words(strip_inline_code(bare(s.text))) > 2)
+
+
+def _words(text: str) -> int:
+    """How many words ``text`` has: its spaced words, where each CJK character counts as one.
+
+    >>> _words("Use a proxy."), _words("使用代理。"), _words("用 `proxy` 参数")
+    (3, 4, 4)
+    """
+    spaced = [word for word in CJK_CHAR.sub(" ", text).split() if any(c.isalnum() for c in word)]
+    return len(spaced) + len(CJK_CHAR.findall(text))
 
 
 def untranslated_note(count: int, written_in: str, shown_in: str) -> str:
