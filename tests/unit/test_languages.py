@@ -20,6 +20,13 @@ from repobot.engine.rewrite import accept_query, accept_translation, sentence_me
     ("Como faço para configurar CORS no FastAPI?", "pt"),  # Spanish before: "como" and "para" are both's
     ("É possível enviar cookies em cada requisição?", "pt"),  # French before, by its é and ç
     ("How do I use `httpx.Client(follow_redirects=True)`?", "en"),
+    # Short questions of a few content words, read as English or a neighbour by common words alone before:
+    ("vale a pena trocar requests por httpx num projeto síncrono?", "pt"),
+    ("pandas read_excel dando erro pedindo openpyxl", "pt"),
+    ("diferencia entre path params y query params en fastapi", "es"),
+    ("differenza tra `apply` e `map` in pandas", "it"),
+    ("come restituire un errore 404 personalizzato in FastAPI", "it"),
+    ("httpx follow_redirects default transport retries", "en"),  # a rewrite's search terms stay English
 ])
 def test_detect_language(text, code):
     assert detect_language(text) == code
