@@ -3,8 +3,8 @@
     python benchmarks/language_detection.py [--split report] [--json]
 
 ``tests/data/language_questions.tsv`` holds short questions a developer would type
-(split, language, question): 150 ``calibrate`` ones that the word lists were
-written against (35 of our own, 115 by a helper), and 115 ``report`` ones written
+(split, language, question): 150 ``calibrate`` ones that the rules were
+chosen on (35 of our own, 115 by a helper), and 115 ``report`` ones written
 afterwards by another helper and not read while the rules changed. A question read
 as the wrong language is answered in it (French for a Portuguese question), or in
 English with a note naming the wrong language.
