@@ -154,8 +154,9 @@ def primary_language(pages: Counter) -> str:
 
 
 def page_language(text: str) -> str:
-    """The language of a page, from its prose (code blocks would make every page English)."""
-    return detect_language(strip_code(text)[:4000])
+    """The language of a page, from its prose (code blocks would make every page English); a script counts where it
+    writes a tenth of the letters at least (an English page may quote a phrase in Japanese)."""
+    return detect_language(strip_code(text)[:4000], share=0.1)
 
 
 class UpdateReport(NamedTuple):

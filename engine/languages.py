@@ -99,7 +99,7 @@ READ_ONLY_NAMES = {"ko": "Korean", "ru": "Russian", "uk": "Ukrainian", "hi": "Hi
                    "es": "Spanish", "pt": "Portuguese", "it": "Italian", "tr": "Turkish"}
 
 
-def detect_language(text: str) -> str:
+def detect_language(text: str, share: float = 0.0) -> str:
     """The language of a question or a page, by script first, then by its character n-grams.
 
     Two kana or ideographs are enough for Japanese or Chinese (a question names
@@ -108,6 +108,8 @@ def detect_language(text: str) -> str:
     RepoBot tells apart (``_LATIN``); it reads a short question by its letters,
     where common words alone misread "pandas read_excel dando erro" as English.
     English wins when the classifier is unsure, or when nothing but code is left.
+    ``share``: the least share of the letters a script needs beyond its two
+    characters (for a page that quotes a phrase in Japanese, not for a question).
 
     >>> detect_language("Wie kann ich die Anfrage abbrechen?"), detect_language("Как отменить запрос?")
     ('de', 'ru')
@@ -115,9 +117,15 @@ def detect_language(text: str) -> str:
     ('es', 'fr')
     >>> detect_language("Como configurar um proxy no httpx?"), detect_language("`httpx.get(url)`")
     ('pt', 'en')
+    >>> page = ("When the documents do not answer a question, RepoBot says so in a fixed phrase of the question's "
+    ...         "language, and does not guess: in Japanese, 見つかりませんでした.")
+    >>> detect_language(page), detect_language(page, share=0.1)
+    ('ja', 'en')
     """
+    letters = len(_LETTER.findall(text))
     for code, pattern in _SCRIPTS:
-        if len(pattern.findall(text)) >= 2:
+        found = len(pattern.findall(text))
+        if found >= 2 and found >= share * letters:
             if code == "ru" and _UKRAINIAN.search(text):
                 return "uk"
             return code

@@ -165,6 +165,16 @@ def test_page_languages_and_the_primary_language(tmp_path, fake_embedder):
     assert index.has("httpx") and not index.has("HTTP/3")
 
 
+def test_an_english_page_that_quotes_japanese_is_english(tmp_path, fake_embedder):
+    (tmp_path / "asking.md").write_text(
+        "# Asking\n\nWhen the documents do not answer a question, RepoBot says so in a fixed phrase of the question's "
+        "language and does not guess.\n\n- Chinese: \"文档里没有找到相关说明\"\n"
+        "- Japanese: \"ドキュメントには関連する説明が見つかりませんでした\"\n\n"
+        "The phrase is exact, so that programs can recognise it; keep it as it is when you copy an answer.\n")
+    index, _ = build(tmp_path, fake_embedder)
+    assert index.languages == {"en": 1}  # two kana were enough for Japanese before, as in a question
+
+
 def test_one_long_page_cannot_fill_the_top_hits(tmp_path, fake_embedder):
     sections = "\n\n".join(f"## Timeouts {n}\nThe timeout of part {n} is five seconds, timeout timeout.\n" + "x " * 150
                            for n in range(6))
