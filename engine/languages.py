@@ -26,7 +26,7 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from .text import CJK_IDEOGRAPHS, HANGUL, KANA, strip_inline_code
+from .text import CJK_IDEOGRAPHS, HANGUL, KANA, LETTER, strip_inline_code
 
 
 class Rules(NamedTuple):
@@ -83,8 +83,7 @@ STOPWORDS = frozenset().union(*(lang.stopwords for lang in LANGUAGES.values()))
 
 _LATIN = ("en", "fr", "de", "es", "pt", "it", "tr")  # the Latin-script languages RepoBot tells apart
 _CONFIDENT = 0.5  # below this probability a Latin-script text is read as English (code and names are English)
-_CODE_WORDS = re.compile(r"`[^`]*`|\S*[._/()=<>\[\]{}:]\S*")  # `code`, read_excel, httpx.Client(), /docs, a=1
-_LETTER = re.compile(r"[^\W\d_]")
+_NAMES = re.compile(r"\S*[._/()=<>\[\]{}:]\S*")  # read_excel, httpx.Client(), /docs, a=1
 _SCRIPTS = (
     ("ja", re.compile(f"[{KANA}]")),
     ("ko", re.compile(f"[{HANGUL}]")),
@@ -122,15 +121,15 @@ def detect_language(text: str, share: float = 0.0) -> str:
     >>> detect_language(page), detect_language(page, share=0.1)
     ('ja', 'en')
     """
-    letters = len(_LETTER.findall(text))
+    letters = len(LETTER.findall(text))
     for code, pattern in _SCRIPTS:
         found = len(pattern.findall(text))
         if found >= 2 and found >= share * letters:
             if code == "ru" and _UKRAINIAN.search(text):
                 return "uk"
             return code
-    words = _CODE_WORDS.sub(" ", text)
-    if not _LETTER.search(words):
+    words = _NAMES.sub(" ", strip_inline_code(text))
+    if not LETTER.search(words):
         return "en"
     found, probability = _latin_classifier().classify(words)
     return found if probability >= _CONFIDENT else "en"

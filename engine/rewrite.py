@@ -19,7 +19,7 @@ import re
 from typing import Sequence
 
 from .languages import ESCAPE_PHRASES, answer_language, detect_language, language
-from .text import CJK, strip_citations
+from .text import CJK, LETTER, strip_citations
 from .tokens import content_words
 
 # A worked example on another topic (the languages' question_example): the model sees the task done once, and a
@@ -51,7 +51,6 @@ def translation_messages(question: str, target: str) -> list[dict[str, str]]:
 _ANSWERED = re.compile(r"^(?:(?:yes|no|oui|non|sure|certainly)\b|(?:はい|いいえ|是的|可以)[、，,。])", re.I)  # answered, not translated
 _ASKS = re.compile("[?？؟]")  # a question mark, in any script
 _STRAY = re.compile(f"[{CJK}]+")  # a run of the characters a translation into a Latin-script language leaves behind
-_LETTER = re.compile(r"[^\W\d_]")
 
 
 def without_stray_script(text: str, target: str) -> str:
@@ -69,7 +68,7 @@ def without_stray_script(text: str, target: str) -> str:
     ('Can HTTPx support断点续传?', '重定向?')
     """
     runs = _STRAY.findall(text)
-    if not runs or target in ("zh", "ja") or 5 * sum(map(len, runs)) > len(_LETTER.findall(_STRAY.sub("", text))):
+    if not runs or target in ("zh", "ja") or 5 * sum(map(len, runs)) > len(LETTER.findall(_STRAY.sub("", text))):
         return text
     return re.sub(r"\s+(?=[,.?!;:])", "", re.sub(r"[ \t]{2,}", " ", _STRAY.sub(" ", text))).strip()
 

@@ -20,6 +20,7 @@ HANGUL = "\uac00-\ud7af"
 CJK_IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 CJK = KANA + CJK_IDEOGRAPHS + HANGUL  # the one CJK range: text written without spaces between words
 CJK_CHAR = re.compile(f"[{CJK}]")
+LETTER = re.compile(r"[^\W\d_]")  # a letter of any script: no digit, no underscore
 
 
 def has_cjk(text: str) -> bool:
