@@ -7,7 +7,10 @@ citation format with placeholders (``… [2]. … [1][3].``), which a small mode
 cannot paste as its answer; ``deduction`` allows an answer the passages only
 imply, marked as such; ``worked example`` puts one answered question on other
 passages (a coffee machine) before the real one, so the model sees the format
-done rather than described; ``question first`` also puts the question before the
+done rather than described; ``refusal`` adds a worked turn before it in which
+the same passages do not answer the question and the answer is the escape
+phrase (for unanswerable questions, which the model otherwise answers from
+neighbouring passages); ``question first`` also puts the question before the
 passages, so the model reads them knowing what it is asked (not kept: see the
 record). (The old copyable example sentence is gone: the 1.5B model returned it
 word for word as its answer.) One table per model: run it once per model. Figures are
@@ -31,6 +34,7 @@ VARIANTS = {
     "worked example": dict(example=True),
     "worked example + deduction": dict(example=True, deduction=True),
     "worked example + question first": dict(example=True, ask_first=True),
+    "worked example + refusal": dict(example=True, refusal=True),
 }
 COLUMNS = ("cited_rate", "supported_rate", "false_refusal_rate", "not_found_accuracy", "key_facts_rate", "verified_rate")
 

@@ -41,6 +41,7 @@ class Rules(NamedTuple):
     shape: str  # the citation format shown with placeholders, so there is no sentence to copy
     deduction: str  # an answer the passages only imply, marked as a deduction
     example: tuple[str, str]  # a worked question and answer on prompt.EXAMPLE_PASSAGES (a coffee machine)
+    unanswered: str  # a question on those passages that they do not answer (PromptStyle.refusal's worked turn)
 
 
 class Language(NamedTuple):

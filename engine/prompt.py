@@ -29,6 +29,7 @@ class PromptStyle(NamedTuple):
     deduction: bool = False  # allow an answer the passages only imply, marked as a deduction
     example: bool = False  # one worked turn on other passages (a coffee machine): the format, shown by doing it
     ask_first: bool = False  # the question before the passages as well as after: the model reads them knowing it
+    refusal: bool = False  # a worked turn before the example: a question its passages do not answer, and the escape
 
 
 # The worked example's passages: a topic no documentation set shares, so a copy of its answer is easy to spot
@@ -102,15 +103,19 @@ def build_context(passages: Sequence[tuple[str, str]]) -> str:
 def build_messages(
     question: str, passages: Sequence[tuple[str, str]], *, lang: str, style: PromptStyle = PromptStyle()
 ) -> list[dict[str, str]]:
-    """The exact chat messages sent to the model: the rules, the worked example if asked, the passages and the question.
+    """The exact chat messages sent to the model: the rules, the worked turns if asked, the passages and the question.
 
     >>> [m["role"] for m in build_messages("Q?", [("a.md", "A")], lang="en", style=PromptStyle(example=True))]
     ['system', 'user', 'assistant', 'user']
+    >>> build_messages("Q?", [("a.md", "A")], lang="en", style=PromptStyle(example=True, refusal=True))[2]["content"]
+    'The documents do not cover this.'
     """
-    label = language(lang).question_label
+    texts = language(lang)
+    label = texts.question_label
     messages = [{"role": "system", "content": system_prompt(lang, style)}]
-    if style.example:
-        asked, answered = language(lang).rules.example
+    turns = ([(texts.rules.unanswered, texts.escape)] if style.refusal else []) + \
+        ([texts.rules.example] if style.example else [])
+    for asked, answered in turns:
         messages += [{"role": "user", "content": f"{build_context(EXAMPLE_PASSAGES)}\n\n{label}{asked}"},
                      {"role": "assistant", "content": answered}]
     put = f"{label}{question.strip()}"
