@@ -85,6 +85,24 @@ def numbers(text: str) -> set[str]:
     return found | set(_CJK_NUMBER.findall(text))
 
 
+# Words that judge one thing against another ("faster than requests"): a claim the passages must make in those words.
+_COMPARISON = re.compile(
+    r"\b(?:faster|slower|quicker|better|worse|outperforms?|superior|inferior|"
+    r"(?:more|less) (?:efficient|performant|reliable|secure|robust|scalable|stable))\b", re.I)
+
+
+def comparisons(text: str) -> set[str]:
+    """The judging comparisons an English text makes, lower-cased ("faster", "more efficient").
+
+    A passage that mentions both things does not back a sentence that ranks them:
+    "HTTPX is faster than requests" reads close to a page on the requests API.
+
+    >>> sorted(comparisons("HTTPX is Faster than requests, and more efficient.")), comparisons("a larger pool")
+    (['faster', 'more efficient'], set())
+    """
+    return {m.lower() for m in _COMPARISON.findall(CITATION.sub(" ", text))}
+
+
 def word_in(term: str, text: str) -> bool:
     """``term`` in lower-cased ``text`` as a whole word (so ``AD`` is not found inside ``read``).
 

@@ -27,7 +27,7 @@ from .check import is_escape, is_heading, is_include, repeats_question
 from .embed import Embedder
 from .examples import adapted_from, copied_from
 from .languages import negated
-from .names import identifiers, named_in, numbers
+from .names import comparisons, identifiers, named_in, numbers
 from .support_score import SUPPORT_THRESHOLD, Signals, contradicted, identifier_score, overlap, support_score
 from .markup import drop_link_definitions, paragraphs, prose_sentences, strip_markup, strip_tags
 from .text import MIN_SENTENCE, citations, introduces_code, segments, split_line, strip_citations
@@ -129,6 +129,7 @@ class SupportChecker:
         self._unit_words = [content_words(t) for t in texts]
         self._words = [content_words(p) for p in self.passages]
         self._numbers = [numbers(p) for p in self.passages]
+        self._comparisons = [comparisons(p) for p in self.passages]
         self._asked = content_words(question)
 
     # -- ranking units (the extractive answer and passage trimming use this) --------------------
@@ -163,7 +164,7 @@ class SupportChecker:
         ``identifiers_of``, the sentence as written (a translation keeps the names of its original)."""
         sims = self._vectors @ self.embedder.embed(clean) if self.units else np.zeros(0)
         polarity = negated(strip_markup(clean))  # read as the units are, so a copy never contradicts its source
-        words, wanted = content_words(clean), numbers(identifiers_of)
+        words, wanted, ranks = content_words(clean), numbers(identifiers_of), comparisons(clean)
         out = {}
         for pid, passage in enumerate(self.passages, 1):
             own = np.flatnonzero(self._owner == pid)
@@ -172,7 +173,7 @@ class SupportChecker:
             out[pid] = Signals(same, overlap(words, self._words[pid - 1], self._asked),
                                overlap(words, self._words[pid - 1]), identifier_score(identifiers_of, passage),
                                wanted <= self._numbers[pid - 1], contradicted(unit_sims, unit_negated, polarity),
-                               len(words))
+                               len(words), ranks <= self._comparisons[pid - 1])
         return out
 
     def check_sentence(self, sentence: str, translation: str | None = None, absent: Sequence[str] = ()) -> Support:

@@ -10,6 +10,7 @@ The signals, for a sentence and a passage (``Signals``):
 - ``identifiers``: share of the sentence's code identifiers the passage contains
   (the lesson's exercise 3), None when it names none;
 - ``numbers_ok``: every number the sentence gives is in the passage;
+- ``comparisons_ok``: every judging comparison the sentence makes ("faster") is in the passage;
 - ``contradicted``: the passage's unit closest to the sentence says the opposite;
 - ``length``: the sentence's content words.
 
@@ -17,7 +18,8 @@ A logistic model weighs the similarity, the two overlaps, the identifiers and th
 length (``features``; ``WEIGHTS``, fitted on the "calibrate" labels of
 ``tests/data/support_labels.jsonl.gz`` by ``benchmarks/support_fit.py``),
 and two rules sit on top of it: a sentence naming an identifier or a number the
-passage lacks scores at most ``CAP``, under the threshold whatever the words say;
+passage lacks, or ranking things in words the passage does not use ("faster
+than requests"), scores at most ``CAP``, under the threshold whatever the words say;
 a passage that contradicts it counts ``POLARITY_PENALTY`` as much.
 
 >>> good = Signals(0.85, 0.9, 0.9, 1.0, True, False, 8)
@@ -54,6 +56,7 @@ class Signals(NamedTuple):
     numbers_ok: bool
     contradicted: bool
     length: int
+    comparisons_ok: bool = True
 
 
 def features(s: Signals) -> list[float]:
@@ -85,9 +88,11 @@ def support_score(s: Signals, weights: Sequence[float] = WEIGHTS, intercept: flo
     >>> strong = Signals(0.9, 1.0, 1.0, None, True, False, 6)
     >>> support_score(strong._replace(contradicted=True)) < SUPPORT_THRESHOLD <= support_score(strong)
     True
+    >>> support_score(strong._replace(comparisons_ok=False)) == CAP  # "faster than requests", said by no passage
+    True
     """
     score = probability(features(s), weights, intercept)
-    if (s.identifiers is not None and s.identifiers < 1.0) or not s.numbers_ok:  # names what the passage lacks
+    if (s.identifiers is not None and s.identifiers < 1.0) or not s.numbers_ok or not s.comparisons_ok:  # lacks it
         score = min(score, CAP)
     if s.contradicted:  # "follows redirects" against "does not follow redirects"
         score *= POLARITY_PENALTY

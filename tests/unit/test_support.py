@@ -3,6 +3,7 @@
 from repobot.engine.prompt import link_text
 from repobot.engine.answer import verified
 from repobot.engine.support import UNBACKED_HEADING, UNBACKED_LEAD, SupportChecker, passage_units
+from repobot.engine.support_score import SUPPORT_THRESHOLD
 
 PASSAGES = [
     "## Redirects\nHTTPX does not follow redirects by default. Enable them with `follow_redirects=True`:\n"
@@ -247,3 +248,11 @@ def test_a_sentence_copied_from_its_passage_is_backed_even_when_its_code_holds_a
     [s] = checker.check_answer("- The first element is an optional file name which can be set to `None`.")
     assert not checker.signals(s.text, s.text)[1].contradicted
     assert s.status == "uncited" and s.suggested == 1
+
+
+def test_a_ranking_no_passage_makes_is_not_supported_however_close_its_words(fake_embedder):
+    both_fast = "## Requests or HTTPX?\nHTTPX is a fast client, and so is requests."
+    checker = SupportChecker(fake_embedder, [both_fast, "## Speed\nHTTPX is faster than requests."])
+    scores = checker.scores("HTTPX is faster than requests [1].")
+    assert scores[1] < SUPPORT_THRESHOLD <= scores[2]  # passage 1 has the words (it scored 0.53 before the rule)
+    assert checker.check_answer("HTTPX is faster than requests [1].")[0].suggested == 2
