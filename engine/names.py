@@ -103,6 +103,18 @@ def comparisons(text: str) -> set[str]:
     return {m.lower() for m in _COMPARISON.findall(CITATION.sub(" ", text))}
 
 
+def unmade_rankings(question: str, passages: Sequence[str]) -> list[str]:
+    """The rankings a question asks about that no passage makes: an answer that makes one is about what the
+    documents do not say (the lesson's "Is httpx faster than requests?").
+
+    >>> unmade_rankings("Is httpx faster than requests?", ["HTTPX is broadly compatible with requests."])
+    ['faster']
+    >>> unmade_rankings("Is it faster?", ["HTTP/2 can be faster."]), unmade_rankings("Can it retry?", [])
+    ([], [])
+    """
+    return sorted(comparisons(question).difference(*(comparisons(p) for p in passages)))
+
+
 def word_in(term: str, text: str) -> bool:
     """``term`` in lower-cased ``text`` as a whole word (so ``AD`` is not found inside ``read``).
 

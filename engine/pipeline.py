@@ -34,6 +34,7 @@ from .events import Done, Drafting, Event, Preview, Retrieved, Token
 from .gate import GateResult, gate
 from .generate import Generation, Messages
 from .languages import answer_language, detect_language, needs_translation, not_answered_note
+from .names import unmade_rankings
 from .options import AskOptions, check_options, clean_question
 from .prompt import Piece, build_messages, fit_passages, fits, link_text, prompt_tokens, trim_passage
 from .quote import evidence, extractive
@@ -266,7 +267,8 @@ class Pipeline:
         translations = (for_the_check(self._complete, model_answer, written_in, into)
                         if written_in != into and more_calls else {})
         answer.sentences = checker.check_answer(model_answer, translations, judged.bystanders)
-        lacking = [] if judged.anchored else judged.bystanders  # "Django" beside WSGITransport is the user's setup
+        # "Django" beside WSGITransport is the user's setup; "faster", which no passage says, is not
+        lacking = ([] if judged.anchored else judged.bystanders) + unmade_rankings(checker.question, checker.passages)
         wanted = written_in != answer.language and more_calls
         translate = (lambda shown: shown_in(self._complete, shown, written_in, answer.language)) if wanted else None
         choice = choose(answer.sentences, model_answer, ranked, answer.language, asked_text, lacking,

@@ -368,3 +368,14 @@ def test_no_second_draft_when_the_first_holds_or_when_asked_not_to(docs):
     answer = Pipeline(docs, models=fake_models(llm=fails)).ask("Does HTTPX follow redirects by default?",
                                                               AskOptions(k=3, retry=False))
     assert len(holds.calls) == 1 and len(fails.calls) == 1 and answer.verdict == "extractive"
+
+
+def test_a_failed_answer_that_ranks_what_no_passage_ranks_gives_the_fixed_phrase(docs):
+    """The lesson's exercise: the documents never say which is faster, so quotes about timeouts would answer
+    something else, and the model's claim is its own."""
+    answer = make(docs, "HTTPX is faster than requests, with a default timeout of 5 seconds [2].").ask(
+        "Is HTTPX faster than requests with its default timeout?", AskOptions(k=3))
+    assert answer.stop_reason != "gate" and answer.verdict == "not_found"
+    assert answer.missing_terms == ["faster"] and answer.sentences[0].status == "unsupported"
+    assert make(docs, "The default timeout is 5 seconds of network inactivity [2].").ask(
+        "Is HTTPX faster than requests with its default timeout?", AskOptions(k=3)).verdict == "verified"
