@@ -152,6 +152,13 @@ def test_http3_in_english_is_refused_without_generating(httpx_pipe):
     assert answer.final_answer == "The documents do not cover this."
 
 
+def test_the_lessons_exercise_is_httpx_faster_than_requests_gets_no_invented_answer(httpx_pipe):
+    """No httpx page says which is faster; the 0.5B claims HTTPX is, and the compatibility guide shares its words."""
+    answer = httpx_pipe.ask("Is httpx faster than requests?")
+    assert "faster" not in answer.final_answer.lower(), answer.final_answer
+    assert answer.verdict != "verified", answer.final_answer
+
+
 def test_real_support_check_on_the_lessons_redirect_answer(httpx_pipe, models):
     hits = httpx_pipe.search(REDIRECTS).hits
     timeouts = httpx_pipe.search("How long does httpx wait before a request times out?").hits[0].chunk.text
