@@ -267,7 +267,8 @@ class Pipeline:
         translations = (for_the_check(self._complete, model_answer, written_in, into)
                         if written_in != into and more_calls else {})
         answer.sentences = checker.check_answer(model_answer, translations, judged.bystanders)
-        # "Django" beside WSGITransport is the user's setup; "faster", which no passage says, is not
+        # what a failed answer may not be about: names the documents lack (unless the question also names something
+        # they have: "Django" beside WSGITransport is the user's setup), and rankings no passage makes ("faster")
         lacking = ([] if judged.anchored else judged.bystanders) + unmade_rankings(checker.question, checker.passages)
         wanted = written_in != answer.language and more_calls
         translate = (lambda shown: shown_in(self._complete, shown, written_in, answer.language)) if wanted else None
