@@ -253,19 +253,30 @@ def fit_passages(question: str, passages: Sequence[tuple[str, str]], *, lang: st
     fixed += TEMPLATE_TOKENS
     budget = n_ctx - max_tokens - fixed
     if budget <= TAG_COST:
+        most = n_ctx - fixed - TAG_COST - 1
+        shorter = f"ask for a shorter answer (--max-tokens, at most {most} here)" if most > 0 else "ask a shorter question"
         raise RepoBotError(
             f"The model's context ({n_ctx} tokens) is too small for the rules, the question and a "
-            f"{max_tokens}-token answer. Choose a model with a larger context or ask a shorter question."
+            f"{max_tokens}-token answer: {shorter}, or choose a model with a larger context."
         )
     costs = [count_tokens(text) for _, text in passages]
-    kept, notes = [], []
+    kept, shortened = [], None
     for (source, text), cost, room in zip(passages, costs, fit_budget(costs, budget)):
         if room == 0:
             break
         if room < cost:
             text = text[: int(len(text) * room / cost)]
-            notes.append(f"Passage {len(kept) + 1} was shortened to fit the model's context.")
+            shortened = len(kept) + 1
         kept.append((source, text))
+    # the estimate counts each passage's tags as TAG_COST and cuts text in proportion: check the real prompt
+    while kept and not fits(build_messages(question, kept, lang=lang, style=style), count_tokens, n_ctx, max_tokens):
+        source, text = kept[-1]
+        if len(text) < 400:
+            kept.pop()
+        else:
+            kept[-1], shortened = (source, text[: int(len(text) * 0.8)]), len(kept)
+    notes = [f"Passage {shortened} was shortened to fit the model's context."] if shortened in range(1, len(kept) + 1) \
+        else []
     if len(kept) < len(passages):
         notes.append(f"{len(passages) - len(kept)} passage(s) left out to fit the model's {n_ctx}-token context.")
     return kept, notes

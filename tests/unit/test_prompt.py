@@ -1,6 +1,9 @@
+import pytest
+
+from repobot.engine.errors import RepoBotError
 from repobot.engine.languages import ESCAPE_PHRASES, detect_language
 from repobot.engine.prompt import (
-    PromptStyle, build_context, build_messages, given_question, neutralise_tags, system_prompt,
+    PromptStyle, build_context, build_messages, fit_passages, fits, given_question, neutralise_tags, system_prompt,
 )
 
 
@@ -75,3 +78,19 @@ def test_the_question_can_come_before_the_passages_as_well():
     assert last.endswith("</docs>\n\n问题：httpx 支持 HTTP/3 吗？")
     assert messages[1]["content"].startswith("<docs>")  # the worked example keeps its one question, after its passages
     assert given_question(messages) == "httpx 支持 HTTP/3 吗？"
+
+
+def test_many_passages_with_long_sources_still_fit_the_context():
+    """Each passage's tags cost more than the estimate when its source is long: 30 of them overflowed a 4,096-token
+    context (``repobot ask --k 30 --max-tokens 20``) before the real prompt was checked."""
+    count = len  # a token per character: the tags and sources count in full
+    passages = [(f"reference/a/rather/long/path/to/page-{i}.md", "word " * 40) for i in range(30)]
+    kept, notes = fit_passages("Q?", passages, lang="en", style=PromptStyle(example=True), count_tokens=count,
+                               n_ctx=4096, max_tokens=20)
+    assert 0 < len(kept) < 30 and any("left out" in n for n in notes)
+    assert fits(build_messages("Q?", kept, lang="en", style=PromptStyle(example=True)), count, 4096, 20)
+
+
+def test_an_answer_too_long_for_the_context_says_how_long_it_may_be():
+    with pytest.raises(RepoBotError, match=r"--max-tokens, at most \d+ here"):
+        fit_passages("Q?", [("a.md", "A")], lang="en", style=PromptStyle(), count_tokens=len, n_ctx=4096, max_tokens=4000)
