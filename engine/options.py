@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass, field
 
@@ -16,6 +17,7 @@ from .retrieve import READ_CHARS, check_mode
 
 MAX_QUESTION_CHARS = 2000
 REWRITES = ("auto", "always", "never")
+_WORD_CHARACTER = re.compile(r"[^\W_]")  # a letter or digit, in any script
 DEFAULT_STYLE = PromptStyle(example=True)  # chosen with benchmarks/prompt_variants.py (ask_first: the second draft's)
 
 
@@ -45,14 +47,16 @@ class AskOptions:
 
 
 def clean_question(question: str) -> tuple[str, list[str]]:
-    """Strip control characters and cap the length; refuse an empty question.
+    """Strip control characters and cap the length; refuse a question with no words.
 
-    >>> clean_question("  Does\\x00 httpx retry?\\n")
-    ('Does httpx retry?', [])
+    >>> clean_question("  Does\\x00 httpx retry?\\n"), clean_question("重定向？")[0]
+    (('Does httpx retry?', []), '重定向？')
     """
     text = "".join(ch for ch in question if ch in "\n\t" or unicodedata.category(ch)[0] != "C").strip()
     if not text:
         raise RepoBotError("The question is empty: type a question about the documents.")
+    if not _WORD_CHARACTER.search(text):  # "🚀🔥💯", "?!": nothing to search for or to answer
+        raise RepoBotError("The question has no words, only symbols: type a question about the documents in words.")
     notes = []
     if len(text) > MAX_QUESTION_CHARS:
         notes.append(f"The question was shortened from {len(text)} to {MAX_QUESTION_CHARS} characters.")
