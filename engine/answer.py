@@ -28,7 +28,7 @@ from .names import identifiers, named_in
 from .quote import INTRODUCES, Choice, extractive, pick_quotes, quoted
 from .support import HEADING, LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
 from .markup import strip_markup
-from .text import cite, drop_empty_code_blocks, normalise_code, outside_code, strip_citations
+from .text import cite, close_open_fence, drop_empty_code_blocks, normalise_code, outside_code, strip_citations
 from .tokens import content_words
 
 # A passage sentence is not quoted after an answer that says this share of its content words: it is said already.
@@ -142,7 +142,7 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
     text = outside_code(text, lambda prose: without_tag_lines(without_directives(prose)))  # "/// tip", "<br>"
     text = re.sub(r"\n{3,}", "\n\n", re.sub(r"[ \t]+\n", "\n", text)).strip()
     text = outside_code(text, lambda prose: re.sub(r"(\n\n) (?=\S)", r"\1", prose))  # the space after a dropped one
-    return Choice("verified", text, [x for x in shown if x is not None])
+    return Choice("verified", close_open_fence(text), [x for x in shown if x is not None])
 
 
 def _said(text: str) -> str:

@@ -74,6 +74,28 @@ def outside_code(text: str, change) -> str:
     return "".join(out + [change(text[position:])])
 
 
+_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
+
+
+def close_open_fence(text: str) -> str:
+    """``text`` with a fenced code block left open at its end closed (an answer cut off at its length cap), so that
+    what is shown after it is not read as code.
+
+    >>> close_open_fence("Set it:\\n```python\\nclient = httpx.Client(timeout=")
+    'Set it:\\n```python\\nclient = httpx.Client(timeout=\\n```'
+    >>> close_open_fence("A:\\n````\\n```\\nx\\n````\\nB.")  # a longer fence is closed only by its own kind
+    'A:\\n````\\n```\\nx\\n````\\nB.'
+    """
+    opened = None
+    for match in _FENCE_LINE.finditer(text):
+        fence = match.group(1)
+        if opened is None:
+            opened = fence
+        elif fence[0] == opened[0] and len(fence) >= len(opened):
+            opened = None
+    return text if opened is None else text.rstrip("\n") + "\n" + opened
+
+
 _FENCED_BLOCK = re.compile(r"(`{3,}|~{3,})[^\n]*(?:\n(.*?)(?:^[ \t]*\1[ \t]*$)|(\s*)\Z)", re.S | re.M)
 
 

@@ -95,6 +95,13 @@ def test_empty_question_is_refused(docs):
         make(docs, "x").ask("  \x00 \n")
 
 
+def test_a_question_of_symbols_alone_is_refused_not_answered(docs):
+    """"🚀🔥💯" got a verified sentence about text encodings from the real model."""
+    for symbols in ("🚀🔥💯", "?!.,;:--"):
+        with pytest.raises(RepoBotError, match="no words"):
+            make(docs, "HTTPX does not follow redirects by default [1].").ask(symbols)
+
+
 def test_passages_are_trimmed_never_the_rules(docs):
     llm = FakeLLM("HTTPX does not follow redirects by default [1].")
     llm.n_ctx = 720
@@ -379,3 +386,12 @@ def test_a_failed_answer_that_ranks_what_no_passage_ranks_gives_the_fixed_phrase
     assert answer.missing_terms == ["faster"] and answer.sentences[0].status == "unsupported"
     assert make(docs, "The default timeout is 5 seconds of network inactivity [2].").ask(
         "Is HTTPX faster than requests with its default timeout?", AskOptions(k=3)).verdict == "verified"
+
+
+def test_an_answer_cut_off_inside_its_code_is_shown_with_the_block_closed(docs):
+    """At its length cap the 0.5B stopped inside a code block, and the quotes shown after it read as code."""
+    cut = "Pass `follow_redirects=True` to enable it [1]:\n\n```python\nclient.get(url, follow_redirects=True)"
+    answer = make(docs, cut).ask("How do I make HTTPX follow redirects?", AskOptions(k=3))
+    assert answer.verdict == "verified"
+    assert answer.final_answer.count("```") % 2 == 0
+    assert "```python\nclient.get(url, follow_redirects=True)\n```" in answer.final_answer
