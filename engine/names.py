@@ -88,7 +88,7 @@ def numbers(text: str) -> set[str]:
 # Words that judge one thing against another ("faster than requests"): a claim the passages must make in those words.
 _COMPARISON = re.compile(
     r"\b(?:faster|slower|quicker|better|worse|outperforms?|superior|inferior|"
-    r"(?:more|less) (?:efficient|performant|reliable|secure|robust|scalable|stable))\b", re.I)
+    r"(?:more|less)\s+(?:efficient|performant|reliable|secure|robust|scalable|stable))\b", re.I)
 
 
 def comparisons(text: str) -> set[str]:
@@ -99,8 +99,10 @@ def comparisons(text: str) -> set[str]:
 
     >>> sorted(comparisons("HTTPX is Faster than requests, and more efficient.")), comparisons("a larger pool")
     (['faster', 'more efficient'], set())
+    >>> comparisons("provides a far more\\nefficient transport")  # a passage's line may break inside one
+    {'more efficient'}
     """
-    return {m.lower() for m in _COMPARISON.findall(CITATION.sub(" ", text))}
+    return {" ".join(m.lower().split()) for m in _COMPARISON.findall(CITATION.sub(" ", text))}
 
 
 def unmade_rankings(question: str, passages: Sequence[str]) -> list[str]:
