@@ -246,13 +246,19 @@ def cmd_check(args) -> int:
 
 def cmd_eval(args) -> int:
     from repobot.engine.errors import RepoBotError
-    from repobot.engine.evaluate import evaluate, format_table, load_questions
+    from repobot.engine.evaluate import absent_gold, evaluate, format_table, load_questions
 
     if args.no_answers and args.model:
         raise RepoBotError("--model chooses the model that answers, and --no-answers answers nothing: drop one of them.")
     modes = _modes(args.modes)
     questions = load_questions(args.questions, args.split)
     pipe = _pipeline(args, with_model=not args.no_answers)
+    absent = absent_gold(questions, pipe.collection.root)
+    if absent:
+        named = len({g for q in questions for g in q.gold_sources})
+        print(f"warning: {len(absent)} of the {named} gold pages the questions name are not in "
+              f"{pipe.collection.root} ({', '.join(absent[:3])}{', …' if len(absent) > 3 else ''}): those questions "
+              "score 0. Check --corpus.", file=sys.stderr)
     result = evaluate(pipe, questions, modes=modes, answers=not args.no_answers)
     print(json_text(result) if args.json else format_table(result))
     return 0

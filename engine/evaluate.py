@@ -204,6 +204,17 @@ def answer_row(q: Question, answer) -> dict:
     )
 
 
+def absent_gold(questions: Sequence[Question], root: Path) -> list[str]:
+    """The gold pages the questions name that are not files under ``root``: a question set meant for another folder
+    scores 0 on every question whose pages are absent, which looks like bad retrieval.
+
+    >>> import tempfile; q = Question("Q?", True, ["a.md", "docs/b.md"], [], "en", "report")
+    >>> absent_gold([q], Path(tempfile.mkdtemp()))
+    ['a.md', 'docs/b.md']
+    """
+    return sorted({g for q in questions for g in q.gold_sources if not (root / g).is_file()})
+
+
 def evaluate(pipe, questions: Sequence[Question], *, modes: Sequence[str] = ("bm25", "dense", "hybrid"),
              answers: bool = True, k: int = 5, options=None, progress=None) -> dict:
     """Run every question in every mode; return the summary, per language too, and per-question rows."""

@@ -189,3 +189,17 @@ def test_the_quotes_under_an_answer_are_not_listed_or_counted_as_citations_added
     assert "supported: > Use follow_redirects=True. [2]" in exported
     row = answer_row(Question("Q?", True, ["page1.md"], ["off"], "en", "report"), answer)
     assert (row["shown"], row["attributed"]) == (1, 1)
+
+
+def test_eval_warns_when_the_questions_name_pages_the_folder_lacks(tmp_path):
+    """Pointed at the wrong folder, every question scored 0 with exit 0 and no word why."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# Clients\n\nReuse one client for many requests.\n")
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"question": "How do I reuse a client?", "answerable": True,
+                                     "gold_sources": ["advanced/clients.md"], "key_facts": []}) + "\n")
+    env = {**os.environ, "REPOBOT_HOME": str(tmp_path / "home")}
+    result = repobot("eval", str(questions), "--corpus", str(tmp_path / "docs"), "--no-answers", env=env)
+    assert result.returncode == 0
+    assert "warning: 1 of the 1 gold pages the questions name are not in" in result.stderr
+    assert "advanced/clients.md" in result.stderr and "Check --corpus" in result.stderr
