@@ -206,6 +206,9 @@ def corpus_folder(root: Path | str) -> Path:
     >>> corpus_folder("/no/such/folder")
     Traceback (most recent call last):
     repobot.engine.errors.CorpusError: No such folder: /no/such/folder. Choose an existing folder of markdown files (re-add it if it moved).
+    >>> corpus_folder("/")
+    Traceback (most recent call last):
+    repobot.engine.errors.CorpusError: / is the whole disk, not a documentation folder. Choose the folder that holds your *.md files.
     """
     root = Path(root).expanduser()
     try:
@@ -217,7 +220,11 @@ def corpus_folder(root: Path | str) -> Path:
     except OSError as err:  # a folder on the way that may not be searched
         raise CorpusError(f"Cannot reach {root}: {err.strerror or err}. Check that you may open every folder "
                           "on its path, or copy the documentation somewhere you can.") from err
-    return root.resolve()
+    root = root.resolve()
+    if root.parent == root:  # "/" or "C:\\": every file on the disk, read for an hour before anything is searchable
+        raise CorpusError(f"{root} is the whole disk, not a documentation folder. Choose the folder that holds your "
+                          "*.md files.")
+    return root
 
 
 def load_corpus(root: Path | str) -> Corpus:
