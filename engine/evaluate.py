@@ -22,10 +22,12 @@ from typing import NamedTuple, Sequence
 
 from .answer import claims, is_backed
 from .errors import RepoBotError
-from .languages import detect_language
+from .languages import LANGUAGES, READ_ONLY_NAMES, detect_language
 from .options import clean_question
 from .retrieve import check_mode
 from .text import citations
+
+LANGUAGE_CODES = frozenset(LANGUAGES) | frozenset(READ_ONLY_NAMES)  # every code detect_language gives
 
 SPLITS = ("calibrate", "report")
 
@@ -84,7 +86,7 @@ def _question(line: str, where: str) -> Question:
         text = _question_text(row)
         return Question(text, _typed(row, "answerable", bool), _strings(row, "gold_sources"),
                         _facts(_typed(row, "key_facts", list, [])),
-                        _typed(row, "language", str, "") or detect_language(text), _split(row))
+                        _language(row) or detect_language(text), _split(row))
     except (ValueError, KeyError, TypeError, RecursionError) as err:
         reason = "nested too deeply" if isinstance(err, RecursionError) else err
         raise RepoBotError(
@@ -131,6 +133,23 @@ def _split(row: dict) -> str:
     if split not in SPLITS:
         raise ValueError(f"'split' must be one of {', '.join(SPLITS)}, not {_short(split)}")
     return split
+
+
+def _language(row: dict) -> str:
+    """The question's language code as given ("" when absent), one ``detect_language`` can tell: a label it never
+    gives ("English", "xx") would make a group of its own in ``by_language``.
+
+    >>> _language({"language": "zh"}), _language({})
+    ('zh', '')
+    >>> _language({"language": "English"})
+    Traceback (most recent call last):
+    ValueError: 'language' must be a language code RepoBot reads (de, en, es, fr, hi, it, ja, ko, pt, ru, tr, uk, zh), not "English"
+    """
+    code = _typed(row, "language", str, "")
+    if code and code not in LANGUAGE_CODES:
+        raise ValueError(f"'language' must be a language code RepoBot reads ({', '.join(sorted(LANGUAGE_CODES))}), "
+                         f"not {_short(code)}")
+    return code
 
 
 def _facts(facts: list) -> list:
