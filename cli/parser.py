@@ -18,7 +18,7 @@ def usage_error(prog: str, message: str) -> str:
     without ``--corpus`` (``repobot index ~/docs``) is told to use it.
 
     >>> usage_error("repobot ask", "the following arguments are required: question")
-    'repobot ask: the following arguments are required: question. See `repobot ask --help`.'
+    'repobot ask: the following arguments are required: question. A question that starts with "-" goes after --: `repobot ask -- "-x?"`. See `repobot ask --help`.'
     >>> usage_error("repobot index", "unrecognized arguments: /")
     'repobot index: unrecognized arguments: /. Give a folder as --corpus /. See `repobot index --help`.'
     """
@@ -26,6 +26,8 @@ def usage_error(prog: str, message: str) -> str:
     if message.startswith("unrecognized arguments: "):
         folders = [a for a in message.split(": ", 1)[1].split() if Path(a).expanduser().is_dir()]
         hint = f" Give a folder as --corpus {folders[0]}." if folders else ""
+    elif message.endswith("required: question"):  # `repobot ask "--timeout?"`: argparse read it as an option
+        hint = f' A question that starts with "-" goes after --: `{prog} -- "-x?"`.'
     return f"{prog}: {message}.{hint} See `{prog} --help`."
 
 

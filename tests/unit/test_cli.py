@@ -39,7 +39,8 @@ def test_check_reads_stdin_and_prints_the_lesson_json():
         (["gui", "--screenshot", "/proc/nope/x.png", "--quit"], "ends in .png, in a folder that exists"),
         (["gui", "--screenshot", "/tmp", "--quit"], "The screenshot cannot be written to '/tmp'"),
         (["index", "/"], "Give a folder as --corpus /"),
-        (["ask"], "the following arguments are required: question. See `repobot ask --help`"),
+        (["ask"], 'the following arguments are required: question. A question that starts with "-" goes after --: '
+         '`repobot ask -- "-x?"`. See `repobot ask --help`'),
         (["search", "x", "--k", "many"], "invalid int value"),
         (["search", "x", "--corpus", ""], "--corpus: it is empty: give a folder of markdown files"),
         (["index", "--corpus", "/no/such\nfolder\x1b[31m"], "No such folder: /no/such\\nfolder\\x1b[31m."),
