@@ -23,7 +23,9 @@ from .history import History
 from .index import Index, Progress, UpdateReport, embed_pending, update_index
 from .load import Corpus, Skipped, load_corpus, select_languages
 from .registry import ModelSet
-from .store import DiskCheckpoint, load_index, prepared_store_dir, save_index, store_dir
+from .store import (
+    DiskCheckpoint, adopt_store, load_index, moved_from, prepared_store_dir, save_index, store_dir,
+)
 from .twins import TwinIndex, twin_index
 
 
@@ -57,6 +59,7 @@ class Collection:
         self.problems: list[Skipped] = []  # files skipped or decoded with replacement, at the last update
         self.notes: list[str] = []  # e.g. a damaged saved index that was rebuilt
         self._history: History | None = None
+        self.moved_from: Path | None = None  # where the folder was, when its store was adopted (``_adopt_moved``)
         self._twins: dict[str, TwinIndex | None] = {}  # by language, for the index in memory
 
     def update(self, *, progress: Progress | None = None, cancelled: Callable[[], bool] = lambda: False,
@@ -80,8 +83,9 @@ class Collection:
             self.choose_languages(self._asked)
         self.selected = corpus.selected
         self.problems, self.notes = corpus.problems, []
-        previous = self._index
+        previous, moved = self._index, None
         if previous is None:
+            moved = self._adopt_moved(corpus.root)
             try:
                 previous = load_index(corpus.root)
             except IndexStoreError as err:
@@ -89,8 +93,9 @@ class Collection:
         embedder = self.models.embedder
         index, report = update_index(corpus, embedder, previous, progress=progress, cancelled=cancelled,
                                      checkpoint=self._checkpoint())
-        if report.changed or previous is None or previous.embedder != index.embedder or index.pending != previous.pending:
-            save_index(index)
+        if (report.changed or previous is None or moved or previous.embedder != index.embedder
+                or index.pending != previous.pending):
+            save_index(index)  # (a moved folder's store is saved with its new place)
         self._index, self._twins = index, {}
         if progress:
             progress("searchable", index.size - index.pending_chunks, index.size)
@@ -100,6 +105,22 @@ class Collection:
                 if progress:
                     progress("embed", embedded, total)
         return report._replace(embedded_chunks=embedded, seconds=time.perf_counter() - started)
+
+    def _adopt_moved(self, root: Path) -> Path | None:
+        """When ``root`` has nothing saved and is a folder RepoBot knew that moved (``moved_from``), take its index,
+        conversations and settings along; returns where it was. A history opened here first and still empty goes."""
+        moved = moved_from(root)
+        if moved is None:
+            return None
+        history = self._history or History(store_dir(root) / "history.sqlite3")
+        if history.conversations():
+            return None  # this place has conversations of its own: nothing is merged or lost
+        history.close()
+        self._history = None
+        adopt_store(moved.store, root)
+        self.moved_from = moved.root
+        self.notes.append(f"This folder was at {moved.root}: its index and conversations came with it.")
+        return moved.root
 
     def embed_steps(self, *, cancelled: Callable[[], bool] = lambda: False) -> Iterator[tuple[int, int]]:
         """Embed what the index still lacks, a group of files at a time (yields chunks done, total); saves at the end.

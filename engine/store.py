@@ -22,6 +22,7 @@ import shutil
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -35,7 +36,8 @@ from .chunk import Chunk
 from .config import data_dir
 from .errors import IndexStoreError, unwritable_data_folder
 from .files import fsync_dir, sha256_file, write_synced, write_text_atomic
-from .index import FileEntry, Index
+from .index import FileEntry, Index, file_sha
+from .load import read_markdown
 
 STORE_FILES = ("vectors.npy", "chunks.jsonl", "bm25.npz")
 FORMAT = 10  # bump when chunking, tokens or the store layout change: old stores are rebuilt
@@ -226,6 +228,81 @@ def _current_generation(folder: Path) -> Path | None:
     if not GENERATION.fullmatch(name):
         raise ValueError(f"CURRENT names no generation: {name[:40]!r}")
     return folder / name
+
+
+UNSAVED = {"history.sqlite3", "history.sqlite3-journal", "lock", "collection.json"}  # what a store holds before
+# its first save (a history opened to list no conversation, the languages chosen); anything else is never replaced
+
+
+class Moved(NamedTuple):
+    store: Path  # its store folder
+    root: Path  # where the folder was
+
+
+def moved_from(root: Path, *, least: float = 0.5) -> Moved | None:
+    """The store of a folder that moved to ``root``: one whose folder no longer exists and whose pages are here,
+    at the same paths with the same text (at least ``least`` of them). None when there is none, or when ``root``
+    has anything saved (``UNSAVED``): a folder deleted, and another made with a page of the same name, is no move.
+
+    Reads each store's ``meta.json`` only (no checksum): a damaged one is skipped.
+
+    >>> import tempfile; from unittest import mock
+    >>> base = Path(tempfile.mkdtemp())
+    >>> old, new = base / "old-docs", base / "new-docs"; _ = new.mkdir(); _ = (new / "a.md").write_text("# A")
+    >>> store = base / "home" / "indexes" / "old-docs-0123"; _ = (store / "g1").mkdir(parents=True)
+    >>> _ = (store / "CURRENT").write_text("g1")
+    >>> files = {"a.md": [file_sha("# A"), 0, 1], "b.md": [file_sha("# B"), 1, 1]}
+    >>> _ = (store / "g1" / "meta.json").write_text(json.dumps({"root": str(old), "files": files}))
+    >>> with mock.patch.dict("os.environ", {"REPOBOT_HOME": str(base / "home")}): moved = moved_from(new)
+    >>> moved.store.name, moved.root == old
+    ('old-docs-0123', True)
+    >>> with mock.patch.dict("os.environ", {"REPOBOT_HOME": str(base / "home")}): moved_from(new, least=0.6) is None
+    True
+    """
+    root = Path(root).resolve()
+    own = store_dir(root)
+    indexes = data_dir() / "indexes"
+    try:
+        if not indexes.is_dir() or not set(os.listdir(own) if own.is_dir() else ()) <= UNSAVED:
+            return None
+    except OSError:
+        return None
+    best, most = None, 0.0
+    for folder in sorted(indexes.iterdir()):  # a store per folder RepoBot has indexed: a few, not thousands
+        try:
+            generation = _current_generation(folder) if folder != own else None
+            meta = json.loads((generation / "meta.json").read_text(encoding="utf-8")) if generation else None
+            if not isinstance(meta, dict) or not isinstance(meta.get("files"), dict) or not meta["files"]:
+                continue
+            if Path(meta["root"]).exists():
+                continue  # a folder still where it was, or copied: not this one moved
+            share = sum(_same_text(root / source, entry[0]) for source, entry in meta["files"].items())
+            share /= len(meta["files"])
+        except (OSError, ValueError, TypeError, KeyError, RecursionError):
+            continue
+        if share >= least and share > most:
+            best, most = Moved(folder, Path(meta["root"])), share
+    return best
+
+
+def _same_text(path: Path, sha: str) -> bool:
+    """Whether ``path`` is a page whose text has the content hash ``sha`` (as the index keeps it)."""
+    text, _ = read_markdown(path) if path.is_file() else (None, None)
+    return text is not None and file_sha(text) == sha
+
+
+def adopt_store(store: Path, root: Path) -> None:
+    """Make ``store`` (``moved_from``'s answer) the store of ``root``, with its conversations and settings: the
+    folder ``root`` had (``UNSAVED`` files only; its history checked empty by the caller) goes first, then one rename.
+    Killed in between, the old store is still whole, and the next start adopts it again."""
+    target = store_dir(Path(root).resolve())
+    try:
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(store, target)
+        fsync_dir(target.parent)
+    except OSError as err:
+        raise unwritable_data_folder(data_dir(), err) from err
 
 
 def checked_meta(meta: object) -> dict:

@@ -1,0 +1,85 @@
+"""A documentation folder that moved keeps its index and conversations; nothing else is ever taken or replaced."""
+
+import shutil
+
+import pytest
+
+from repobot.engine.collection import Collection
+from repobot.engine.result import Answer
+from repobot.engine.store import load_index, store_dir
+from tests.conftest import fake_models
+
+
+@pytest.fixture(autouse=True)
+def own_home(tmp_path_factory, monkeypatch):
+    """A data folder of this test's own: the stores other tests leave behind are not candidates."""
+    monkeypatch.setenv("REPOBOT_HOME", str(tmp_path_factory.mktemp("home")))
+
+
+@pytest.fixture
+def folder(docs, tmp_path_factory):
+    """The small documentation folder, alone in a place of its own (``docs`` is the test's whole tmp_path)."""
+    return shutil.copytree(docs, tmp_path_factory.mktemp("project") / "docs")
+
+
+@pytest.fixture
+def elsewhere(tmp_path_factory):
+    return tmp_path_factory.mktemp("elsewhere")
+
+
+def indexed_with_a_conversation(folder):
+    collection = Collection(folder, fake_models())
+    collection.update()
+    conversation = collection.history.new("Redirects")
+    collection.history.add(conversation, Answer("Are redirects followed?", "en", "fake", [], []))
+    collection.history.close()
+    return conversation
+
+
+def titles(collection):
+    return [c.title for c in collection.history.conversations()]
+
+
+def test_a_moved_folder_brings_its_index_and_conversations(folder, elsewhere):
+    indexed_with_a_conversation(folder)
+    moved = elsewhere / "docs-renamed"
+    shutil.move(folder, moved)
+    collection = Collection(moved, fake_models())
+    assert titles(collection) == []  # the window lists conversations before the first update: nothing yet
+    report = collection.update()
+    assert titles(collection) == ["Redirects"]
+    assert collection.moved_from == folder.resolve()
+    assert any("its index and conversations came with it" in note for note in collection.notes)
+    assert report.added == [] and report.updated == [] and report.embedded_chunks == 0  # nothing read again
+    assert not store_dir(folder).exists() and load_index(moved).root == moved.resolve()
+
+
+def test_a_deleted_folder_is_not_a_new_folder_with_a_page_of_the_same_name(folder, elsewhere):
+    indexed_with_a_conversation(folder)
+    shutil.rmtree(folder)
+    other = elsewhere / "other"
+    other.mkdir()
+    (other / "timeouts.md").write_text("# Timeouts\n\nAnother project's page.\n")
+    collection = Collection(other, fake_models())
+    collection.update()
+    assert titles(collection) == [] and collection.moved_from is None
+    assert (store_dir(folder) / "history.sqlite3").exists()  # the old conversations stay where they were
+
+
+def test_a_copy_is_not_a_move(folder, elsewhere):
+    indexed_with_a_conversation(folder)
+    copy = shutil.copytree(folder, elsewhere / "copy")
+    collection = Collection(copy, fake_models())
+    collection.update()
+    assert titles(collection) == [] and collection.moved_from is None
+
+
+def test_a_place_with_conversations_of_its_own_keeps_them_and_takes_nothing(folder, elsewhere):
+    indexed_with_a_conversation(folder)
+    moved = elsewhere / "moved"
+    shutil.move(folder, moved)
+    collection = Collection(moved, fake_models())
+    collection.history.new("Asked here first")
+    collection.update()
+    assert titles(collection) == ["Asked here first"] and collection.moved_from is None
+    assert (store_dir(folder) / "history.sqlite3").exists()
