@@ -235,10 +235,12 @@ class Controller(QObject):
     def _indexed(self, root: str, report: IndexReport) -> None:
         if root not in self.collections:  # removed while it was being indexed
             return
+        self._moved_here(root)
         self.indexed_reports[root] = report
         self.watcher.watch(root, report.sources)
-        if report.problems:
-            self.index_message = f"{len(report.problems)} file(s) had problems: " + "; ".join(report.problems[:3])
+        if report.problems or report.notes:
+            problems = f"{len(report.problems)} file(s) had problems: " + "; ".join(report.problems[:3])
+            self.index_message = " ".join(report.notes + ((problems,) if report.problems else ()))
             self.error.emit(self.index_message)
         elif self.index_message:  # a later index of the folder is clean: its old message goes
             self.index_message = ""
@@ -247,6 +249,20 @@ class Controller(QObject):
         if report.pending:
             self.embed(root)
         self.ask_pending()
+
+    def _moved_here(self, root: str) -> None:
+        """A folder that moved to ``root`` brought its index and conversations (``Collection._adopt_moved``): its old
+        place leaves the list, and its conversations are listed."""
+        was = self.pipeline(root).collection.moved_from
+        if was is None:
+            return
+        self._pipelines.pop(str(was), None)
+        self.watcher.forget(str(was))
+        self.settings = self.settings._replace(collections=tuple(c for c in self.settings.collections if c != str(was)))
+        self.save_settings()
+        self.collections_changed.emit()
+        self.conversation.list()
+        self.pipeline(root).collection.moved_from = None  # said once
 
     def _index_failed(self, root: str, message: str) -> None:
         self.error.emit(message)

@@ -13,11 +13,12 @@ class IndexReport(NamedTuple):
     updated: int
     removed: int
     unchanged: int
-    problems: list[str]  # "source: reason" of skipped or damaged files, and notes
+    problems: list[str]  # "source: reason" of skipped or damaged files
     sources: list[str]
     pending: int = 0  # chunks still to embed: until then they are found by BM25 alone
     languages: tuple[str, ...] = ()  # the languages indexed, in a translated tree
     available: tuple[tuple[str, int], ...] = ()  # a translated tree's languages and their pages, indexed or not
+    notes: tuple[str, ...] = ()  # about the index itself: a damaged one rebuilt, a moved folder's taken along
 
 
 def index_report(collection, report) -> IndexReport:
@@ -25,7 +26,7 @@ def index_report(collection, report) -> IndexReport:
     index = collection.index
     return IndexReport(
         len(index.files), len(index.chunks), report.seconds, len(report.added), len(report.updated), len(report.removed),
-        len(report.unchanged), [f"{p.source}: {p.reason}" for p in collection.problems] + collection.notes,
+        len(report.unchanged), [f"{p.source}: {p.reason}" for p in collection.problems],
         sorted(index.files), index.pending_chunks, tuple(sorted(collection.selected or ())),
-        tuple(sorted((collection.available or {}).items())),
+        tuple(sorted((collection.available or {}).items())), tuple(collection.notes),
     )

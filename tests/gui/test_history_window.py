@@ -1,5 +1,7 @@
 """Conversations in the window: they survive closing it, reopen exactly as checked, and a damaged file is set aside."""
 
+import shutil
+
 import pytest
 
 from repobot.desktop.settings import SettingsStore
@@ -17,8 +19,8 @@ def open_window(qtbot, docs, tmp_path_factory):
     model = register_fake_llm(FakeLLM(ANSWER))
     made = []
 
-    def make():
-        win = MainWindow(corpus=str(docs), store=SettingsStore(settings), embedder="fake", model=model)
+    def make(corpus=None):
+        win = MainWindow(corpus=str(corpus or docs), store=SettingsStore(settings), embedder="fake", model=model)
         qtbot.addWidget(win)
         win.show()
         c = win.controller
@@ -202,3 +204,17 @@ def test_export_refuses_a_device_a_missing_folder_and_writes_a_file(open_window,
     assert "does not exist" in win.chat.banner.text() and not (tmp_path / "missing").exists()
     assert conversation.export(conversation.id, str(tmp_path / "x.md"))
     assert "*Verdict: verified.*" in (tmp_path / "x.md").read_text()
+
+
+def test_a_folder_that_moved_keeps_its_conversations(open_window, qtbot, docs, tmp_path_factory):
+    win = open_window()
+    ask(qtbot, win, "Does HTTPX follow redirects by default?")
+    win.close()
+    moved = shutil.move(docs, tmp_path_factory.mktemp("moved") / "docs-renamed")
+
+    again = open_window(moved)  # the folder added again where it is now
+    c = again.controller
+    assert again.history.list.count() == 1 and "1 question" in again.history.list.item(0).text()
+    assert str(docs) not in c.settings.collections and c.active == str(moved)
+    assert f"This folder was at {docs}: its index and conversations came with it." in c.index_message
+    assert not store_dir(docs).exists()
