@@ -2,7 +2,8 @@
 
 ``LLM.stream_chat`` is the one abstract method; ``llama.LlamaCppLLM`` implements
 it with llama-cpp-python and the GGUF's own chat template. ``Generation`` wraps
-any LLM: it checks the cancel flag at every token, caps the length, stops when the
+any LLM: it checks the cancel flag at every token (and, through ``LLM.stopping_on``,
+inside the prompt's evaluation where the model can), caps the length, stops when the
 model starts repeating itself or writing its prompt out again (``echo``), and hides ``<think>…</think>``.
 """
 
@@ -13,6 +14,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator, Sequence
 
@@ -31,6 +33,12 @@ class LLM(ABC):
     def count_tokens(self, text: str) -> int:
         """Tokens in ``text`` (a rough estimate unless the model overrides it)."""
         return len(text) // 3 + 1
+
+    @contextmanager
+    def stopping_on(self, cancel: threading.Event) -> Iterator[None]:
+        """While inside, ``cancel`` may also stop the work the model does before its first piece (reading the
+        prompt): its stream then ends early. Here, nothing more than the check at every piece."""
+        yield
 
 
 # --- pure helpers ----------------------------------------------------------------
@@ -153,40 +161,48 @@ class Generation:
 
     def __iter__(self) -> Iterator[str]:
         self.started = time.perf_counter()
-        shown = ""
         self.stop_reason = "end"
         stream = self.llm.stream_chat(self.messages, max_tokens=self.max_tokens)
         try:
-            for piece in stream:
-                if self.cancel.is_set():
-                    self.stop_reason = "cancelled"
-                    break
-                if self.first_token_s is None:
-                    self.first_token_s = time.perf_counter() - self.started
-                self.tokens += 1
-                self.raw += piece
-                cut = echo_start(self.raw, self.echo) if "<" in self.raw else None  # no tag before a "<"
-                if cut is not None:
-                    self.raw = self.raw[:cut]
-                    self.stop_reason = "echo"
-                    break
-                visible = held_back(strip_thinking(self.raw).lstrip(), self._held)
-                if visible.startswith(shown) and len(visible) > len(shown):
-                    yield visible[len(shown) :]
-                    shown = visible
-                if is_repeating(self.raw) or ("\n" in piece and repeats_line(self.raw)):
-                    self.stop_reason = "repetition"
-                    break
-            else:  # a piece can hold several tokens (one CJK character), so the model's own reason comes first
-                if self.llm.finish_reason == "length" or self.tokens >= self.max_tokens:
-                    self.stop_reason = "length"
-                if self.text.startswith(shown) and len(self.text) > len(shown):
-                    yield self.text[len(shown) :]  # a tail held back in case it opened "<think>"
+            with self.llm.stopping_on(self.cancel):
+                yield from self._visible(stream)
         finally:
             close = getattr(stream, "close", None)
             if close:
                 close()
             self.total_s = time.perf_counter() - self.started
+
+    def _visible(self, stream: Iterator[str]) -> Iterator[str]:
+        """The stream's pieces as they may be shown; sets ``stop_reason`` when it stops before the model's end."""
+        shown = ""
+        for piece in stream:
+            if self.cancel.is_set():
+                self.stop_reason = "cancelled"
+                return
+            if self.first_token_s is None:
+                self.first_token_s = time.perf_counter() - self.started
+            self.tokens += 1
+            self.raw += piece
+            cut = echo_start(self.raw, self.echo) if "<" in self.raw else None  # no tag before a "<"
+            if cut is not None:
+                self.raw = self.raw[:cut]
+                self.stop_reason = "echo"
+                return
+            visible = held_back(strip_thinking(self.raw).lstrip(), self._held)
+            if visible.startswith(shown) and len(visible) > len(shown):
+                yield visible[len(shown) :]
+                shown = visible
+            if is_repeating(self.raw) or ("\n" in piece and repeats_line(self.raw)):
+                self.stop_reason = "repetition"
+                return
+        if self.cancel.is_set():  # stopped while the model read the prompt (``LLM.stopping_on``): no piece came
+            self.stop_reason = "cancelled"
+            return
+        # a piece can hold several tokens (one CJK character), so the model's own reason comes first
+        if self.llm.finish_reason == "length" or self.tokens >= self.max_tokens:
+            self.stop_reason = "length"
+        if self.text.startswith(shown) and len(self.text) > len(shown):
+            yield self.text[len(shown) :]  # a tail held back in case it opened "<think>"
 
     @property
     def _held(self) -> tuple[str, ...]:

@@ -12,7 +12,10 @@ How it runs is a ``Tuning``, measured on this machine; the defaults:
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
@@ -66,6 +69,23 @@ class Tuning(NamedTuple):
     # starts like an earlier one resumes from it. Off: llama-cpp-python saves the whole state (the logits buffer
     # alone is 311 MB) after every reply, before the stream ends; with 768 MB, 8 httpx questions in four languages
     # took 15.1 s to the checked answer (p50) and 10.7 s without, first token 6.8 s and 7.3 s (Sapphire Rapids VM)
+
+
+_LLAMA_LOG = logging.getLogger("llama-cpp-python")  # llama.cpp's own messages, printed when at this level
+
+
+def _aborter(llm: "LlamaCppLLM"):
+    """The abort callback llama.cpp calls between steps of its graph: true once ``llm._stop`` is set. llama.cpp then
+    logs, as an error, that it dropped what it had read; that line is kept off the terminal until the stop is over."""
+    import llama_cpp
+
+    def stop(_data) -> bool:
+        if llm._stop is None or not llm._stop.is_set():
+            return False
+        _LLAMA_LOG.setLevel(logging.CRITICAL)  # set back by ``stopping_on``
+        return True
+
+    return llama_cpp.ggml_abort_callback(stop)
 
 
 def bounded_ram_cache(capacity_bytes: int):
@@ -135,6 +155,8 @@ class LlamaCppLLM(LLM):
         self._formatter = self._template_formatter() if self.has_chat_template and not tuning.state_cache_mb else None
         self.temperature = temperature
         self.repeat_penalty = 1.1
+        self._stop: threading.Event | None = None  # what stops llama_decode, while ``stopping_on`` holds it
+        self._aborter = _aborter(self)  # kept alive as long as llama.cpp may call it
 
     def _template_formatter(self):
         """The GGUF's chat template as llama-cpp-python renders it for ``create_chat_completion``."""
@@ -181,28 +203,51 @@ class LlamaCppLLM(LLM):
             llama.reset()
             llama.eval(constant)
 
+    @contextmanager
+    def stopping_on(self, cancel: threading.Event) -> Iterator[None]:
+        """``cancel`` stops llama.cpp inside its work, between two steps of its graph (tens of milliseconds), not
+        only at the next token: reading a 1,000-token prompt takes 8-9 s here. Off the main thread only, where
+        signal handlers never run: a Ctrl-C raised inside a C callback could not reach the command."""
+        if threading.current_thread() is threading.main_thread():
+            yield
+            return
+        import llama_cpp
+
+        self._stop, level = cancel, _LLAMA_LOG.level
+        llama_cpp.llama_set_abort_callback(self._llama._ctx.ctx, self._aborter, None)
+        try:
+            yield
+        finally:
+            llama_cpp.llama_set_abort_callback(self._llama._ctx.ctx, llama_cpp.ggml_abort_callback(), None)
+            self._stop = None
+            _LLAMA_LOG.setLevel(level)
+
     def stream_chat(self, messages: Messages, *, max_tokens: int) -> Iterator[str]:
         constant = self.constant_part(messages)
-        if constant:
-            self._hold(constant)
-        stream = self._llama.create_chat_completion(
-            messages=list(messages),
-            stream=True,
-            max_tokens=max_tokens,
-            temperature=self.temperature,
-            top_p=0.9,
-            repeat_penalty=self.repeat_penalty,
-        )
-        self.finish_reason = None
+        self.finish_reason, stream = None, None
         try:
+            if constant:
+                self._hold(constant)
+            stream = self._llama.create_chat_completion(
+                messages=list(messages),
+                stream=True,
+                max_tokens=max_tokens,
+                temperature=self.temperature,
+                top_p=0.9,
+                repeat_penalty=self.repeat_penalty,
+            )
             for part in stream:
                 choice = part["choices"][0]
                 self.finish_reason = choice.get("finish_reason") or self.finish_reason
                 piece = choice["delta"].get("content")
                 if piece:
                     yield piece
+        except RuntimeError:  # "llama_decode returned 2": stopped by ``stopping_on``'s cancel, which the caller reads
+            if self._stop is None or not self._stop.is_set():
+                raise
         finally:
-            stream.close()
+            if stream is not None:
+                stream.close()
 
     def count_tokens(self, text: str) -> int:
         return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))

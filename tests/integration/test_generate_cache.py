@@ -68,3 +68,27 @@ def test_a_reply_depends_on_its_messages_only_not_on_the_call_before_it(models):
         reply(call)
         assert reply(translation_messages(question, "en")) == first
     assert len(side.constant_part(translation_messages(question, "en"))) > 20  # the instructions and the example
+
+
+def test_a_stop_while_the_model_reads_its_prompt_ends_the_stream_and_the_next_reply_is_unchanged(models, httpx_docs):
+    """Stop (or Ctrl-C) used to wait for the whole prompt to be read, 8-9 s for an answer's; llama.cpp's abort
+    callback now stops it between two steps of its graph (``LLM.stopping_on``), off the main thread."""
+    import threading
+
+    from repobot.engine.generate import Generation
+
+    llm = models.llm
+    passage = (httpx_docs / "advanced" / "clients.md").read_text(encoding="utf-8")[:3500]
+    messages = [{"role": "system", "content": "Answer from the passage in one sentence."},
+                {"role": "user", "content": f"{passage}\n\nWhat is a client for?"}]
+    whole = "".join(Generation(llm, messages, max_tokens=12))
+    cancel, shown = threading.Event(), []
+    stopped = Generation(llm, messages, max_tokens=12, cancel=cancel)
+    worker = threading.Thread(target=lambda: shown.append("".join(stopped)))
+    worker.start()
+    threading.Event().wait(1.0)  # about 110 tokens read of about 900
+    cancel.set()
+    worker.join()
+    assert shown == [""] and stopped.stop_reason == "cancelled"
+    assert llm._llama.n_tokens < llm.count_tokens(messages[1]["content"])  # the prompt was not read to its end
+    assert "".join(Generation(llm, messages, max_tokens=12)) == whole  # what was half read leaves no trace
