@@ -5,6 +5,8 @@
 A 10 ms timer ticks in the window's thread; the longest gap between two ticks is
 how long the window could not repaint or take input. Measured from the moment
 the models are loaded (the torch import before that is reported separately).
+Then Stop, pressed 1.5 s after the model began reading an answer's prompt:
+``stop_ms`` is how long until the window was free to take the next question.
 """
 
 from __future__ import annotations
@@ -73,6 +75,14 @@ def main() -> int:
     wait(lambda: bool(c.turns) and c.busy is Busy.IDLE)
     result["answering_stall_ms"] = round(watch.reset() * 1000)
     result["ticks"] = watch.ticks
+    drafting = []
+    c.drafting.connect(lambda *_: drafting.append(time.perf_counter()))
+    win.ask("How do I send my requests through a proxy that needs a username and a password?")
+    wait(lambda: bool(drafting) and time.perf_counter() - drafting[0] >= 1.5)
+    pressed = time.perf_counter()
+    c.cancel()
+    wait(lambda: c.busy is Busy.IDLE)
+    result["stop_ms"] = round((time.perf_counter() - pressed) * 1000)
     win.close()
     show(result, args.json)
     return 0

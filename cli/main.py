@@ -153,6 +153,43 @@ def cmd_search(args) -> int:
     return 0
 
 
+def off_main_thread(events, cancel: threading.Event):
+    """What ``events()`` yields, made on a worker thread: a Ctrl-C is handled here (the main thread) at once, and
+    ``cancel`` stops the model where it is, reading the prompt too (``LLM.stopping_on``), instead of after it.
+    An error in the worker is raised here.
+
+    >>> list(off_main_thread(lambda: iter([1, 2]), threading.Event()))
+    [1, 2]
+    """
+    import queue
+
+    items: queue.Queue = queue.Queue()
+    end = object()
+
+    def work():
+        try:
+            for item in events():
+                items.put((item, None))
+            items.put((end, None))
+        except BaseException as err:  # noqa: BLE001 - raised again on the main thread
+            items.put((end, err))
+
+    worker = threading.Thread(target=work, name="repobot-ask", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item, err = items.get()
+            if err is not None:
+                raise err
+            if item is end:
+                return
+            yield item
+    finally:
+        if worker.is_alive():  # stopped by Ctrl-C, or by an error here
+            cancel.set()
+        worker.join()
+
+
 def cmd_ask(args) -> int:
     from repobot.engine.pipeline import AskOptions, Done, Drafting, Preview, Retrieved, Token
 
@@ -169,7 +206,8 @@ def cmd_ask(args) -> int:
     answer = None
     out = sys.stdout
     try:
-        for event in pipe.ask_stream(args.question, options, cancel=cancel, earlier=earlier):
+        for event in off_main_thread(lambda: pipe.ask_stream(args.question, options, cancel=cancel, earlier=earlier),
+                                     cancel):
             if isinstance(event, Retrieved) and not args.json:
                 print("Retrieved: " + "  ".join(f"[{h.rank}] {h.chunk.source}" for h in event.hits), file=out)
             elif isinstance(event, Preview) and not args.json:
