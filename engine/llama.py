@@ -77,10 +77,15 @@ _LLAMA_LOG = logging.getLogger("llama-cpp-python")  # llama.cpp's own messages, 
 def _aborter(llm: "LlamaCppLLM"):
     """The abort callback llama.cpp calls between steps of its graph: true once ``llm._stop`` is set. llama.cpp then
     logs, as an error, that it dropped what it had read; that line is kept off the terminal until the stop is over."""
+    import weakref
+
     import llama_cpp
 
+    held = weakref.ref(llm)  # no cycle: a model switched away from is freed at once, as before
+
     def stop(_data) -> bool:
-        if llm._stop is None or not llm._stop.is_set():
+        model = held()
+        if model is None or model._stop is None or not model._stop.is_set():
             return False
         _LLAMA_LOG.setLevel(logging.CRITICAL)  # set back by ``stopping_on``
         return True
