@@ -117,7 +117,8 @@ class Collection:
             return None  # this place has conversations of its own: nothing is merged or lost
         history.close()
         self._history = None
-        adopt_store(moved.store, root)
+        if not adopt_store(moved.store, root):
+            return None
         self.moved_from = moved.root
         self.notes.append(f"This folder was at {moved.root}: its index and conversations came with it.")
         return moved.root

@@ -291,18 +291,25 @@ def _same_text(path: Path, sha: str) -> bool:
     return text is not None and file_sha(text) == sha
 
 
-def adopt_store(store: Path, root: Path) -> None:
+def adopt_store(store: Path, root: Path) -> bool:
     """Make ``store`` (``moved_from``'s answer) the store of ``root``, with its conversations and settings: the
     folder ``root`` had (``UNSAVED`` files only; its history checked empty by the caller) goes first, then one rename.
-    Killed in between, the old store is still whole, and the next start adopts it again."""
+    Killed in between, the old store is still whole, and the next start adopts it again. False when ``root``'s
+    folder now holds more (a damaged history set aside) or another RepoBot took the store first: nothing is moved.
+    """
     target = store_dir(Path(root).resolve())
     try:
         if target.exists():
+            if not set(os.listdir(target)) <= UNSAVED:
+                return False
             shutil.rmtree(target)
         os.replace(store, target)
         fsync_dir(target.parent)
+    except FileNotFoundError:  # the store is gone: another RepoBot adopted it
+        return False
     except OSError as err:
         raise unwritable_data_folder(data_dir(), err) from err
+    return True
 
 
 def checked_meta(meta: object) -> dict:
