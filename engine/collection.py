@@ -83,19 +83,21 @@ class Collection:
             self.choose_languages(self._asked)
         self.selected = corpus.selected
         self.problems, self.notes = corpus.problems, []
-        previous, moved = self._index, None
+        previous = self._index
         if previous is None:
-            moved = self._adopt_moved(corpus.root)
+            self._adopt_moved(corpus.root)
             try:
                 previous = load_index(corpus.root)
             except IndexStoreError as err:
                 self.notes.append(str(err))
+        if self.moved_from is not None:
+            self.notes.append(f"This folder was at {self.moved_from}: its index and conversations came with it.")
         embedder = self.models.embedder
         index, report = update_index(corpus, embedder, previous, progress=progress, cancelled=cancelled,
                                      checkpoint=self._checkpoint())
-        if (report.changed or previous is None or moved or previous.embedder != index.embedder
+        if (report.changed or previous is None or previous.root != index.root or previous.embedder != index.embedder
                 or index.pending != previous.pending):
-            save_index(index)  # (a moved folder's store is saved with its new place)
+            save_index(index)  # (a moved folder's index is saved with its new place)
         self._index, self._twins = index, {}
         if progress:
             progress("searchable", index.size - index.pending_chunks, index.size)
@@ -120,7 +122,6 @@ class Collection:
         if not adopt_store(moved.store, root):
             return None
         self.moved_from = moved.root
-        self.notes.append(f"This folder was at {moved.root}: its index and conversations came with it.")
         return moved.root
 
     def embed_steps(self, *, cancelled: Callable[[], bool] = lambda: False) -> Iterator[tuple[int, int]]:
@@ -191,7 +192,10 @@ class Collection:
 
     @property
     def history(self) -> History:
-        """The collection's saved conversations (opened on first use; a damaged file is set aside)."""
+        """The collection's saved conversations (opened on first use; a damaged file is set aside; a moved folder's
+        come along, ``_adopt_moved``)."""
         if self._history is None:
+            if self._index is None:  # `repobot history --corpus` where a folder moved: before any update
+                self._adopt_moved(self.root.resolve())
             self._history = History(store_dir(self.root.resolve()) / "history.sqlite3")
         return self._history

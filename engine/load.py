@@ -205,7 +205,7 @@ def corpus_folder(root: Path | str) -> Path:
 
     >>> corpus_folder("/no/such/folder")
     Traceback (most recent call last):
-    repobot.engine.errors.CorpusError: No such folder: /no/such/folder. Choose an existing folder of markdown files (re-add it if it moved).
+    repobot.engine.errors.CorpusError: No such folder: /no/such/folder. Choose an existing folder of markdown files (if it moved, add it where it is now: its conversations come along).
     >>> corpus_folder("/")
     Traceback (most recent call last):
     repobot.engine.errors.CorpusError: / is the whole disk, not a documentation folder. Choose the folder that holds your *.md files.
@@ -213,8 +213,8 @@ def corpus_folder(root: Path | str) -> Path:
     root = Path(root).expanduser()
     try:
         if not root.exists():
-            raise CorpusError(f"No such folder: {root}. Choose an existing folder of markdown files (re-add it if it "
-                              "moved).")
+            raise CorpusError(f"No such folder: {root}. Choose an existing folder of markdown files (if it moved, add "
+                              "it where it is now: its conversations come along).")
         if not root.is_dir():
             raise CorpusError(f"{root} is a file, not a folder. Choose the folder that holds your *.md files.")
     except OSError as err:  # a folder on the way that may not be searched

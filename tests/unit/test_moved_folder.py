@@ -5,6 +5,7 @@ import shutil
 import pytest
 
 from repobot.engine.collection import Collection
+from repobot.engine.history import History
 from repobot.engine.result import Answer
 from repobot.engine.store import load_index, store_dir
 from tests.conftest import fake_models
@@ -45,7 +46,7 @@ def test_a_moved_folder_brings_its_index_and_conversations(folder, elsewhere):
     moved = elsewhere / "docs-renamed"
     shutil.move(folder, moved)
     collection = Collection(moved, fake_models())
-    assert titles(collection) == []  # the window lists conversations before the first update: nothing yet
+    assert titles(collection) == ["Redirects"]  # listed before any update (`repobot history`, the window's start)
     report = collection.update()
     assert titles(collection) == ["Redirects"]
     assert collection.moved_from == folder.resolve()
@@ -77,9 +78,11 @@ def test_a_copy_is_not_a_move(folder, elsewhere):
 def test_a_place_with_conversations_of_its_own_keeps_them_and_takes_nothing(folder, elsewhere):
     indexed_with_a_conversation(folder)
     moved = elsewhere / "moved"
+    own = History(store_dir(moved) / "history.sqlite3")  # asked about there before, never indexed
+    own.new("Asked here first")
+    own.close()
     shutil.move(folder, moved)
     collection = Collection(moved, fake_models())
-    collection.history.new("Asked here first")
     collection.update()
     assert titles(collection) == ["Asked here first"] and collection.moved_from is None
     assert (store_dir(folder) / "history.sqlite3").exists()
