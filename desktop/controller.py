@@ -28,6 +28,7 @@ from .watch import FolderWatcher
 class Controller(QObject):
     status = Signal(str)
     error = Signal(str)  # "" clears it
+    notice = Signal(str)  # news in the error's place, not a problem
     models_ready = Signal(str)
     models_failed = Signal(str)
     progress = Signal(str, str, int, int)  # root, stage, done, total
@@ -235,7 +236,8 @@ class Controller(QObject):
     def _indexed(self, root: str, report: IndexReport) -> None:
         if root not in self.collections:  # removed while it was being indexed
             return
-        self._moved_here(root)
+        moved = self._moved_here(root)
+        report = report._replace(notes=tuple(n for n in report.notes if n != moved))  # news, not a problem
         self.indexed_reports[root] = report
         self.watcher.watch(root, report.sources)
         if report.problems or report.notes:
@@ -250,19 +252,22 @@ class Controller(QObject):
             self.embed(root)
         self.ask_pending()
 
-    def _moved_here(self, root: str) -> None:
+    def _moved_here(self, root: str) -> str:
         """A folder that moved to ``root`` brought its index and conversations (``Collection._adopt_moved``): its old
-        place leaves the list, and its conversations are listed."""
-        was = self.pipeline(root).collection.moved_from
+        place leaves the list, its conversations are listed, and the window says so. Returns what it said."""
+        collection = self.pipeline(root).collection
+        was, said = collection.moved_from, collection.moved_note
         if was is None:
-            return
+            return ""
         self._pipelines.pop(str(was), None)
         self.watcher.forget(str(was))
         self.settings = self.settings._replace(collections=tuple(c for c in self.settings.collections if c != str(was)))
         self.save_settings()
         self.collections_changed.emit()
         self.conversation.list()
-        self.pipeline(root).collection.moved_from = None  # said once
+        self.notice.emit(said)
+        collection.moved_from = None  # said once
+        return said
 
     def _index_failed(self, root: str, message: str) -> None:
         self.error.emit(message)

@@ -49,6 +49,7 @@ class MainWindow(QMainWindow):
         c.status.connect(self.status.setText)
         for source in (c.error, self.collections.error, self.viewer.error):
             source.connect(self.chat.show_error)
+        c.notice.connect(self.chat.show_notice)
         self.viewer.status.connect(self.status.setText)
         c.busy_changed.connect(lambda busy: self.chat.set_busy(busy, c.models_ok))
         c.models_ready.connect(lambda _name: self.chat.set_busy(c.busy, True))

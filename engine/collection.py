@@ -90,8 +90,8 @@ class Collection:
                 previous = load_index(corpus.root)
             except IndexStoreError as err:
                 self.notes.append(str(err))
-        if self.moved_from is not None:
-            self.notes.append(f"This folder was at {self.moved_from}: its index and conversations came with it.")
+        if self.moved_note:
+            self.notes.append(self.moved_note)
         embedder = self.models.embedder
         index, report = update_index(corpus, embedder, previous, progress=progress, cancelled=cancelled,
                                      checkpoint=self._checkpoint())
@@ -107,6 +107,13 @@ class Collection:
                 if progress:
                     progress("embed", embedded, total)
         return report._replace(embedded_chunks=embedded, seconds=time.perf_counter() - started)
+
+    @property
+    def moved_note(self) -> str:
+        """What to tell the user when this folder's index and conversations came from where it was before."""
+        if self.moved_from is None:
+            return ""
+        return f"This folder was at {self.moved_from}: its index and conversations came with it."
 
     def _adopt_moved(self, root: Path) -> Path | None:
         """When ``root`` has nothing saved and is a folder RepoBot knew that moved (``moved_from``), take its index,

@@ -21,6 +21,10 @@ ROLE = Qt.ItemDataRole.UserRole
 BROWSE = "__browse__"
 
 
+ERROR_STYLE = "color:#cf222e; background:#ffebe9; padding:4px"
+NOTICE_STYLE = "color:#0a3069; background:#ddf4ff; padding:4px"
+
+
 class Pending(NamedTuple):
     """The answer being written: its question, the quotes shown meanwhile, and the line above the streamed text."""
 
@@ -58,7 +62,7 @@ class ChatPanel(QWidget):
 
         self.banner = QLabel("")
         self.banner.setWordWrap(True)
-        self.banner.setStyleSheet("color:#cf222e; background:#ffebe9; padding:4px")
+        self.banner.setStyleSheet(ERROR_STYLE)
         self.banner.hide()
         self.conversation = QTextBrowser()
         self.conversation.setOpenLinks(False)
@@ -140,6 +144,15 @@ class ChatPanel(QWidget):
         self.stop_button.setEnabled(busy in (Busy.ANSWERING, Busy.INDEXING))
 
     def show_error(self, message: str) -> None:
+        self._show_banner(message, ERROR_STYLE)
+
+    def show_notice(self, message: str) -> None:
+        """News the user should see, not a problem (a moved folder's conversations came with it): the same place,
+        in blue, until the next message."""
+        self._show_banner(message, NOTICE_STYLE)
+
+    def _show_banner(self, message: str, style: str) -> None:
+        self.banner.setStyleSheet(style)
         self.banner.setText(message)
         self.banner.setVisible(bool(message))
 

@@ -216,5 +216,6 @@ def test_a_folder_that_moved_keeps_its_conversations(open_window, qtbot, docs, t
     c = again.controller
     assert again.history.list.count() == 1 and "1 question" in again.history.list.item(0).text()
     assert str(docs) not in c.settings.collections and c.active == str(moved)
-    assert f"This folder was at {docs}: its index and conversations came with it." in c.index_message
+    assert again.chat.banner.text() == f"This folder was at {docs}: its index and conversations came with it."
+    assert "#ddf4ff" in again.chat.banner.styleSheet() and not c.index_message  # news, not a problem
     assert not store_dir(docs).exists()
