@@ -178,7 +178,10 @@ def off_main_thread(events, cancel: threading.Event):
     worker.start()
     try:
         while True:
-            item, err = items.get()
+            try:
+                item, err = items.get(timeout=0.2)  # a wait with a timeout, which Ctrl-C interrupts on every system
+            except queue.Empty:
+                continue
             if err is not None:
                 raise err
             if item is end:
@@ -205,6 +208,9 @@ def cmd_ask(args) -> int:
     cancel = threading.Event()
     answer = None
     out = sys.stdout
+    _ = pipe.collection.index  # a first index is built here, where Ctrl-C stops it at once and keeps what it saved
+    if options.mode != "bm25":
+        _ = pipe.models.embedder
     try:
         for event in off_main_thread(lambda: pipe.ask_stream(args.question, options, cancel=cancel, earlier=earlier),
                                      cancel):

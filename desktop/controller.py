@@ -242,11 +242,14 @@ class Controller(QObject):
         self.watcher.watch(root, report.sources)
         if report.problems or report.notes:
             problems = f"{len(report.problems)} file(s) had problems: " + "; ".join(report.problems[:3])
-            self.index_message = " ".join(report.notes + ((problems,) if report.problems else ()))
+            self.index_message = " ".join(((moved,) if moved else ()) + report.notes
+                                          + ((problems,) if report.problems else ()))
             self.error.emit(self.index_message)
         elif self.index_message:  # a later index of the folder is clean: its old message goes
             self.index_message = ""
             self.error.emit("")
+        if moved and not self.index_message:
+            self.notice.emit(moved)
         self.indexed.emit(root, report)
         if report.pending:
             self.embed(root)
@@ -254,7 +257,7 @@ class Controller(QObject):
 
     def _moved_here(self, root: str) -> str:
         """A folder that moved to ``root`` brought its index and conversations (``Collection._adopt_moved``): its old
-        place leaves the list, its conversations are listed, and the window says so. Returns what it said."""
+        place leaves the list and its conversations are listed. Returns what to tell the user, "" when nothing moved."""
         collection = self.pipeline(root).collection
         was, said = collection.moved_from, collection.moved_note
         if was is None:
@@ -265,8 +268,7 @@ class Controller(QObject):
         self.save_settings()
         self.collections_changed.emit()
         self.conversation.list()
-        self.notice.emit(said)
-        collection.moved_from = None  # said once
+        collection.moved_from = None  # said once (by ``_indexed``)
         return said
 
     def _index_failed(self, root: str, message: str) -> None:

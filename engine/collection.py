@@ -12,6 +12,7 @@ the next run resumes their embedding from its checkpoint (``engine/store.py``). 
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -24,7 +25,7 @@ from .index import Index, Progress, UpdateReport, embed_pending, update_index
 from .load import Corpus, Skipped, load_corpus, select_languages
 from .registry import ModelSet
 from .store import (
-    DiskCheckpoint, adopt_store, load_index, moved_from, prepared_store_dir, save_index, store_dir,
+    DiskCheckpoint, adopt_store, adopting, load_index, moved_from, prepared_store_dir, save_index, store_dir,
 )
 from .twins import TwinIndex, twin_index
 
@@ -60,6 +61,7 @@ class Collection:
         self.notes: list[str] = []  # e.g. a damaged saved index that was rebuilt
         self._history: History | None = None
         self.moved_from: Path | None = None  # where the folder was, when its store was adopted (``_adopt_moved``)
+        self._adopting = threading.Lock()
         self._twins: dict[str, TwinIndex | None] = {}  # by language, for the index in memory
 
     def update(self, *, progress: Progress | None = None, cancelled: Callable[[], bool] = lambda: False,
@@ -73,6 +75,8 @@ class Collection:
         started = time.perf_counter()
         corpus = load_corpus(self.root)
         prepared_store_dir(corpus.root)  # a data folder that cannot be written is said now, not after the work
+        if self._index is None:  # before the languages it remembers are read: they come along too
+            self._adopt_moved(corpus.root)
         self.available = corpus.languages
         if self._asked and not corpus.languages:  # (a choice remembered before the translations went is unused)
             raise CorpusError(f"{corpus.root} has no pages in other languages (no folders such as en/ and zh/): "
@@ -85,7 +89,6 @@ class Collection:
         self.problems, self.notes = corpus.problems, []
         previous = self._index
         if previous is None:
-            self._adopt_moved(corpus.root)
             try:
                 previous = load_index(corpus.root)
             except IndexStoreError as err:
@@ -118,18 +121,19 @@ class Collection:
     def _adopt_moved(self, root: Path) -> Path | None:
         """When ``root`` has nothing saved and is a folder RepoBot knew that moved (``moved_from``), take its index,
         conversations and settings along; returns where it was. A history opened here first and still empty goes."""
-        moved = moved_from(root)
-        if moved is None:
-            return None
-        history = self._history or History(store_dir(root) / "history.sqlite3")
-        if history.conversations():
-            return None  # this place has conversations of its own: nothing is merged or lost
-        history.close()
-        self._history = None
-        if not adopt_store(moved.store, root):
-            return None
-        self.moved_from = moved.root
-        return moved.root
+        with self._adopting, adopting():  # the window lists conversations while its worker updates; two RepoBots
+            moved = moved_from(root)
+            if moved is None:
+                return None
+            history = self._history or History(store_dir(root) / "history.sqlite3")
+            if history.conversations():
+                return None  # this place has conversations of its own: nothing is merged or lost
+            history.close()
+            self._history = None
+            if not adopt_store(moved.store, root):
+                return None
+            self.moved_from = moved.root
+            return moved.root
 
     def embed_steps(self, *, cancelled: Callable[[], bool] = lambda: False) -> Iterator[tuple[int, int]]:
         """Embed what the index still lacks, a group of files at a time (yields chunks done, total); saves at the end.

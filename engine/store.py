@@ -268,12 +268,18 @@ def moved_from(root: Path, *, least: float = 0.5) -> Moved | None:
     except OSError:
         return None
     best, most = None, 0.0
-    for folder in sorted(indexes.iterdir()):  # a store per folder RepoBot has indexed: a few, not thousands
+    try:
+        folders = sorted(indexes.iterdir())  # a store per folder RepoBot has indexed: a few, not thousands
+    except OSError:
+        return None
+    for folder in folders:
         try:
             generation = _current_generation(folder) if folder != own else None
             meta = json.loads((generation / "meta.json").read_text(encoding="utf-8")) if generation else None
             if not isinstance(meta, dict) or not isinstance(meta.get("files"), dict) or not meta["files"]:
                 continue
+            if folder.name != store_dir(Path(meta["root"])).name:
+                continue  # adopted already, and not saved since: it is another folder's now, not this one's to take
             if Path(meta["root"]).exists():
                 continue  # a folder still where it was, or copied: not this one moved
             share = sum(_same_text(root / source, entry[0]) for source, entry in meta["files"].items())
@@ -289,6 +295,23 @@ def _same_text(path: Path, sha: str) -> bool:
     """Whether ``path`` is a page whose text has the content hash ``sha`` (as the index keeps it)."""
     text, _ = read_markdown(path) if path.is_file() else (None, None)
     return text is not None and file_sha(text) == sha
+
+
+@contextmanager
+def adopting():
+    """Held while a moved folder's store is looked for and taken (``moved_from``, ``adopt_store``): two RepoBots
+    never take the same store, nor delete the one the other has just taken (threads of one RepoBot: the caller's lock).
+    """
+    indexes = data_dir() / "indexes"
+    try:
+        indexes.mkdir(parents=True, exist_ok=True)
+        fh = open(indexes / ".adopt-lock", "a")
+    except OSError as err:
+        raise unwritable_data_folder(data_dir(), err) from err
+    with fh:
+        if fcntl:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        yield
 
 
 def adopt_store(store: Path, root: Path) -> bool:

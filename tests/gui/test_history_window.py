@@ -219,3 +219,15 @@ def test_a_folder_that_moved_keeps_its_conversations(open_window, qtbot, docs, t
     assert again.chat.banner.text() == f"This folder was at {docs}: its index and conversations came with it."
     assert "#ddf4ff" in again.chat.banner.styleSheet() and not c.index_message  # news, not a problem
     assert not store_dir(docs).exists()
+
+
+def test_a_moved_folder_with_a_file_problem_says_both(open_window, qtbot, docs, tmp_path_factory):
+    win = open_window()
+    ask(qtbot, win, "Does HTTPX follow redirects by default?")
+    win.close()
+    moved = shutil.move(docs, tmp_path_factory.mktemp("moved") / "docs")
+    (moved / "broken.md").write_bytes(b"# Caf\xe9\n")  # not UTF-8: read with a replacement, and said
+    again = open_window(moved)
+    banner = again.chat.banner.text()
+    assert banner.startswith(f"This folder was at {docs}: its index and conversations came with it.")
+    assert "1 file(s) had problems: broken.md" in banner and again.history.list.count() == 1

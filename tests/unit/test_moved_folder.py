@@ -86,3 +86,36 @@ def test_a_place_with_conversations_of_its_own_keeps_them_and_takes_nothing(fold
     collection.update()
     assert titles(collection) == ["Asked here first"] and collection.moved_from is None
     assert (store_dir(folder) / "history.sqlite3").exists()
+
+
+def test_a_copy_of_a_folder_that_moved_takes_nothing_from_it(folder, elsewhere):
+    """Listed at its new place (the store taken, its index not saved there yet), the folder is then copied."""
+    indexed_with_a_conversation(folder)
+    moved = shutil.move(folder, elsewhere / "moved")
+    assert titles(Collection(moved, fake_models())) == ["Redirects"]
+    copy = Collection(shutil.copytree(moved, elsewhere / "copy"), fake_models())
+    copy.update()
+    assert titles(copy) == [] and titles(Collection(moved, fake_models())) == ["Redirects"]
+
+
+def test_a_translated_tree_that_moved_keeps_the_languages_chosen_for_it(elsewhere):
+    tree = elsewhere / "tree"
+    for lang, text in (("en", "Redirects are off."), ("ja", "リダイレクトしません。"), ("fr", "Pas de redirection.")):
+        (tree / lang).mkdir(parents=True)
+        (tree / lang / "redirects.md").write_text(f"# Redirects\n\n{text}\n", encoding="utf-8")
+    Collection(tree, fake_models(), languages=["ja", "fr"]).update()
+    moved = Collection(shutil.move(tree, elsewhere / "moved-tree"), fake_models())
+    report = moved.update()
+    assert moved.selected == {"ja", "fr"} and report.added == [] and report.removed == []
+
+
+def test_the_window_listing_conversations_while_its_worker_updates_takes_the_store_once(folder, elsewhere):
+    import threading
+
+    indexed_with_a_conversation(folder)
+    moved = Collection(shutil.move(folder, elsewhere / "moved"), fake_models())
+    worker = threading.Thread(target=moved.update)
+    worker.start()
+    listed = titles(moved)
+    worker.join()
+    assert listed == ["Redirects"] and titles(moved) == ["Redirects"] and moved.index.size
