@@ -249,13 +249,13 @@ def moved_from(root: Path, *, least: float = 0.5) -> Moved | None:
     >>> import tempfile; from unittest import mock
     >>> base = Path(tempfile.mkdtemp())
     >>> old, new = base / "old-docs", base / "new-docs"; _ = new.mkdir(); _ = (new / "a.md").write_text("# A")
-    >>> store = base / "home" / "indexes" / "old-docs-0123"; _ = (store / "g1").mkdir(parents=True)
+    >>> store = base / "home" / "indexes" / store_dir(old).name; _ = (store / "g1").mkdir(parents=True)
     >>> _ = (store / "CURRENT").write_text("g1")
     >>> files = {"a.md": [file_sha("# A"), 0, 1], "b.md": [file_sha("# B"), 1, 1]}
     >>> _ = (store / "g1" / "meta.json").write_text(json.dumps({"root": str(old), "files": files}))
     >>> with mock.patch.dict("os.environ", {"REPOBOT_HOME": str(base / "home")}): moved = moved_from(new)
-    >>> moved.store.name, moved.root == old
-    ('old-docs-0123', True)
+    >>> moved.store == store, moved.root == old
+    (True, True)
     >>> with mock.patch.dict("os.environ", {"REPOBOT_HOME": str(base / "home")}): moved_from(new, least=0.6) is None
     True
     """
