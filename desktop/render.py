@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 
-from repobot.engine.answer import ALSO
+from repobot.engine.support import ALSO
 from repobot.engine.events import WRITING
 from repobot.engine.quote import Choice
 from repobot.engine.result import Answer

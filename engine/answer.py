@@ -26,14 +26,13 @@ from .copied import without_directives, without_html, without_prompt_tags, witho
 from .languages import language
 from .names import identifiers, named_in
 from .quote import INTRODUCES, Choice, extractive, pick_quotes, quoted
-from .support import HEADING, LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
+from .support import ALSO, HEADING, LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
 from .markup import strip_markup
 from .text import cite, close_open_fence, drop_empty_code_blocks, normalise_code, outside_code, strip_citations
 from .tokens import content_words
 
 # A passage sentence is not quoted after an answer that says this share of its content words: it is said already.
 SAID_AGAIN = 0.8
-ALSO = "Heads the quotes shown after a checked answer: what the documents say that it does not."
 ENDED = "Supported: a passage backs what this line names; the code it led into was not shown, so it ends here."
 
 

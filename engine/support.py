@@ -38,6 +38,7 @@ INCLUDE = "Exempt: a docs-build directive that pulls in a file from outside the 
 LEAD = "Exempt: introduces the code that follows."
 UNBACKED_LEAD = "Exempt: it leads into code, but names something no passage supports (not shown)."
 HEADING = "Exempt: a heading a passage backs; shown in bold without ids, not counted as a claim."
+ALSO = "Heads the quotes shown after a checked answer: what the documents say that it does not."
 UNBACKED_HEADING = "Exempt: a heading no passage backs (not shown)."
 MARKUP = "Exempt: markup alone, such as an HTML image tag copied from a passage (not shown)."
 NOT_SHOWN = (REPEATS, INCLUDE, UNBACKED_LEAD, UNBACKED_HEADING, MARKUP)

@@ -27,7 +27,7 @@ from .languages import foreign_letters, language
 from .names import identifiers
 from .quote import Choice
 from .rewrite import accept_translation, sentence_messages
-from .support import HEADING, LEAD, answer_sentences
+from .support import ALSO, HEADING, LEAD, answer_sentences
 from .text import CJK_CHAR, cite, segments, strip_citations, strip_inline_code
 
 Complete = Callable[[list[dict[str, str]], int], str]  # the model's reply to some messages, within a token cap
@@ -232,18 +232,20 @@ def untranslated(choice: Choice) -> int:
     """How many of a translated answer's shown prose sentences stay in the language they were checked in: the
     model gave no translation that could be used (none, the example's, another script's letters, names lost).
 
-    A line of names alone ("**`httpx.Client`**") reads the same in every language and is not counted. A sentence
-    in Chinese or Japanese has no spaces between its words: each of its characters counts as one.
+    A line of names alone ("**`httpx.Client`**") reads the same in every language and is not counted, nor the label
+    RepoBot puts over the quotes after an answer, written in the answer's language. A sentence in Chinese or
+    Japanese has no spaces between its words: each of its characters counts as one.
 
     >>> from .support import Support
     >>> untranslated(Choice("verified", "", [Support("关 [1]。", [1], "supported", {}, None, "", checked_as="Off."),
     ...                                       Support("Use a proxy [2].", [2], "supported", {}, None, ""),
     ...                                       Support("使用代理 [3]。", [3], "supported", {}, None, ""),
-    ...                                       Support("**`httpx.Client`**", [], "exempt", {}, None, HEADING)]))
+    ...                                       Support("**`httpx.Client`**", [], "exempt", {}, None, HEADING),
+    ...                                       Support("文档中的相关原文：", [], "exempt", {}, None, ALSO)]))
     2
     """
-    return sum(1 for s in choice.sentences
-               if not (s.is_code or s.is_quote or s.checked_as) and _words(strip_inline_code(bare(s.text))) > 2)
+    return sum(1 for s in choice.sentences if not (s.is_code or s.is_quote or s.checked_as or s.reason == ALSO)
+               and _words(strip_inline_code(bare(s.text))) > 2)
 
 
 def _words(text: str) -> int:
