@@ -121,19 +121,26 @@ class Collection:
     def _adopt_moved(self, root: Path) -> Path | None:
         """When ``root`` has nothing saved and is a folder RepoBot knew that moved (``moved_from``), take its index,
         conversations and settings along; returns where it was. A history opened here first and still empty goes."""
-        with self._adopting, adopting():  # the window lists conversations while its worker updates; two RepoBots
-            moved = moved_from(root)
-            if moved is None:
-                return None
-            history = self._history or History(store_dir(root) / "history.sqlite3")
-            if history.conversations():
-                return None  # this place has conversations of its own: nothing is merged or lost
-            history.close()
-            self._history = None
-            if not adopt_store(moved.store, root):
-                return None
-            self.moved_from = moved.root
-            return moved.root
+        try:
+            with self._adopting, adopting():  # the window lists conversations while its worker updates; two RepoBots
+                return self._adopt(root)
+        except RepoBotError:  # a data folder that cannot be written: nothing moves, and what can be read still is
+            return None
+
+    def _adopt(self, root: Path) -> Path | None:
+        """``_adopt_moved``'s work, under its locks."""
+        moved = moved_from(root)
+        if moved is None:
+            return None
+        history = self._history or History(store_dir(root) / "history.sqlite3")
+        if history.conversations():
+            return None  # this place has conversations of its own: nothing is merged or lost
+        history.close()
+        self._history = None
+        if not adopt_store(moved.store, root):
+            return None
+        self.moved_from = moved.root
+        return moved.root
 
     def embed_steps(self, *, cancelled: Callable[[], bool] = lambda: False) -> Iterator[tuple[int, int]]:
         """Embed what the index still lacks, a group of files at a time (yields chunks done, total); saves at the end.
