@@ -280,8 +280,8 @@ def moved_from(root: Path, *, least: float = 0.5) -> Moved | None:
                 continue
             if folder.name != store_dir(Path(meta["root"])).name:
                 continue  # adopted already, and not saved since: it is another folder's now, not this one's to take
-            if Path(meta["root"]).exists():
-                continue  # a folder still where it was, or copied: not this one moved
+            if Path(meta["root"]).exists() or maybe_unmounted(Path(meta["root"])):
+                continue  # a folder still where it was, or copied, or on a drive not plugged in: not this one moved
             share = sum(_same_text(root / source, entry[0]) for source, entry in meta["files"].items())
             share /= len(meta["files"])
         except (OSError, ValueError, TypeError, KeyError, RecursionError):
@@ -289,6 +289,20 @@ def moved_from(root: Path, *, least: float = 0.5) -> Moved | None:
         if share >= least and share > most:
             best, most = Moved(folder, Path(meta["root"])), share
     return best
+
+
+MOUNT_BASES = frozenset(map(Path, ("/media", "/mnt", "/run/media", "/Volumes")))  # where removable drives appear
+
+
+def maybe_unmounted(gone: Path) -> bool:
+    """Whether a folder that is gone may only be on a drive that is not mounted now (its nearest existing parent
+    is where drives appear, or the disk itself): a copy elsewhere must not take its conversations meanwhile.
+
+    >>> maybe_unmounted(Path("/media/nobody/USB-STICK/docs")), maybe_unmounted(Path("/tmp/moved-away/docs"))
+    (True, False)
+    """
+    there = next((p for p in gone.parents if p.exists()), None)
+    return there is None or there.parent == there or there in MOUNT_BASES or there.parent in MOUNT_BASES
 
 
 def _same_text(path: Path, sha: str) -> bool:
