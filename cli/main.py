@@ -20,6 +20,7 @@ import threading
 import time
 
 from .parser import build_parser
+from .worker import off_main_thread
 from .report import json_text, one_line, print_answer, print_index
 
 EXIT_USER_ERROR = 2
@@ -151,46 +152,6 @@ def cmd_search(args) -> int:
     for h in hits:
         print(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}  {h.chunk.heading}  ({h.score:.4f})")
     return 0
-
-
-def off_main_thread(events, cancel: threading.Event):
-    """What ``events()`` yields, made on a worker thread: a Ctrl-C is handled here (the main thread) at once, and
-    ``cancel`` stops the model where it is, reading the prompt too (``LLM.stopping_on``), instead of after it.
-    An error in the worker is raised here.
-
-    >>> list(off_main_thread(lambda: iter([1, 2]), threading.Event()))
-    [1, 2]
-    """
-    import queue
-
-    items: queue.Queue = queue.Queue()
-    end = object()
-
-    def work():
-        try:
-            for item in events():
-                items.put((item, None))
-            items.put((end, None))
-        except BaseException as err:  # noqa: BLE001 - raised again on the main thread
-            items.put((end, err))
-
-    worker = threading.Thread(target=work, name="repobot-ask", daemon=True)
-    worker.start()
-    try:
-        while True:
-            try:
-                item, err = items.get(timeout=0.2)  # a wait with a timeout, which Ctrl-C interrupts on every system
-            except queue.Empty:
-                continue
-            if err is not None:
-                raise err
-            if item is end:
-                return
-            yield item
-    finally:
-        if worker.is_alive():  # stopped by Ctrl-C, or by an error here
-            cancel.set()
-        worker.join()
 
 
 def cmd_ask(args) -> int:

@@ -24,9 +24,8 @@ from .history import History
 from .index import Index, Progress, UpdateReport, embed_pending, update_index
 from .load import Corpus, Skipped, load_corpus, select_languages
 from .registry import ModelSet
-from .store import (
-    DiskCheckpoint, adopt_store, adopting, load_index, moved_from, prepared_store_dir, save_index, store_dir,
-)
+from .moved import adopt_store, adopting, moved_from, nothing_saved
+from .store import DiskCheckpoint, load_index, prepared_store_dir, save_index, store_dir
 from .twins import TwinIndex, twin_index
 
 
@@ -121,10 +120,12 @@ class Collection:
     def _adopt_moved(self, root: Path) -> Path | None:
         """When ``root`` has nothing saved and is a folder RepoBot knew that moved (``moved_from``), take its index,
         conversations and settings along; returns where it was. A history opened here first and still empty goes."""
+        if not nothing_saved(root):  # a folder indexed before (nearly always): no lock taken, no store read
+            return None
         try:
             with self._adopting, adopting():  # the window lists conversations while its worker updates; two RepoBots
                 return self._adopt(root)
-        except RepoBotError:  # a data folder that cannot be written: nothing moves, and what can be read still is
+        except (RepoBotError, OSError):  # a data folder that cannot be written: nothing moves, what can be read is
             return None
 
     def _adopt(self, root: Path) -> Path | None:

@@ -22,7 +22,6 @@ import shutil
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
@@ -36,8 +35,7 @@ from .chunk import Chunk
 from .config import data_dir
 from .errors import IndexStoreError, unwritable_data_folder
 from .files import fsync_dir, sha256_file, write_synced, write_text_atomic
-from .index import FileEntry, Index, file_sha
-from .load import read_markdown
+from .index import FileEntry, Index
 
 STORE_FILES = ("vectors.npy", "chunks.jsonl", "bm25.npz")
 FORMAT = 10  # bump when chunking, tokens or the store layout change: old stores are rebuilt
@@ -113,7 +111,7 @@ def save_index(index: Index, folder: Path | None = None) -> Path:
     folder = folder or store_dir(index.root)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        with _locked(folder):
+        with locked(folder):
             generation = folder / f"g{time.time_ns()}"
             _write_generation(index, generation)
             _make_current(folder, generation)
@@ -169,7 +167,7 @@ def _make_current(folder: Path, generation: Path) -> None:
 
 
 @contextmanager
-def _locked(folder: Path):
+def locked(folder: Path):
     """Hold ``folder/lock`` for one save (where the system has ``flock``; released if the process dies)."""
     with open(folder / "lock", "a") as fh:
         if fcntl:
@@ -182,7 +180,7 @@ def load_index(root: Path, folder: Path | None = None) -> Index | None:
     shown = folder or data_dir()
     folder = folder or store_dir(root)
     try:
-        generation = _current_generation(folder)
+        generation = current_generation(folder)
     except (NotADirectoryError, PermissionError) as err:  # the data folder is a file, or may not be read
         raise unwritable_data_folder(shown, err) from err
     except (OSError, ValueError) as err:
@@ -217,7 +215,7 @@ def load_index(root: Path, folder: Path | None = None) -> Index | None:
                  [s for s in meta["pending"] if s in files])
 
 
-def _current_generation(folder: Path) -> Path | None:
+def current_generation(folder: Path) -> Path | None:
     """The generation ``CURRENT`` names; None before the first save; ValueError if it names none."""
     try:
         name = (folder / "CURRENT").read_bytes().decode("ascii", "replace").strip()
@@ -228,125 +226,6 @@ def _current_generation(folder: Path) -> Path | None:
     if not GENERATION.fullmatch(name):
         raise ValueError(f"CURRENT names no generation: {name[:40]!r}")
     return folder / name
-
-
-UNSAVED = {"history.sqlite3", "history.sqlite3-journal", "lock", "collection.json"}  # what a store holds before
-# its first save (a history opened to list no conversation, the languages chosen); anything else is never replaced
-
-
-class Moved(NamedTuple):
-    store: Path  # its store folder
-    root: Path  # where the folder was
-
-
-def moved_from(root: Path, *, least: float = 0.5) -> Moved | None:
-    """The store of a folder that moved to ``root``: one whose folder no longer exists and whose pages are here,
-    at the same paths with the same text (at least ``least`` of them). None when there is none, or when ``root``
-    has anything saved (``UNSAVED``): a folder deleted, and another made with a page of the same name, is no move.
-
-    Reads each store's ``meta.json`` only (no checksum): a damaged one is skipped.
-
-    >>> import tempfile; from unittest import mock
-    >>> base = Path(tempfile.mkdtemp())
-    >>> old, new = base / "old-docs", base / "new-docs"; _ = new.mkdir(); _ = (new / "a.md").write_text("# A")
-    >>> store = base / "home" / "indexes" / store_dir(old).name; _ = (store / "g1").mkdir(parents=True)
-    >>> _ = (store / "CURRENT").write_text("g1")
-    >>> files = {"a.md": [file_sha("# A"), 0, 1], "b.md": [file_sha("# B"), 1, 1]}
-    >>> _ = (store / "g1" / "meta.json").write_text(json.dumps({"root": str(old), "files": files}))
-    >>> with mock.patch.dict("os.environ", {"REPOBOT_HOME": str(base / "home")}): moved = moved_from(new)
-    >>> moved.store == store, moved.root == old
-    (True, True)
-    >>> with mock.patch.dict("os.environ", {"REPOBOT_HOME": str(base / "home")}): moved_from(new, least=0.6) is None
-    True
-    """
-    root = Path(root).resolve()
-    own = store_dir(root)
-    indexes = data_dir() / "indexes"
-    try:
-        if not indexes.is_dir() or not set(os.listdir(own) if own.is_dir() else ()) <= UNSAVED:
-            return None
-    except OSError:
-        return None
-    best, most = None, 0.0
-    try:
-        folders = sorted(indexes.iterdir())  # a store per folder RepoBot has indexed: a few, not thousands
-    except OSError:
-        return None
-    for folder in folders:
-        try:
-            generation = _current_generation(folder) if folder != own else None
-            meta = json.loads((generation / "meta.json").read_text(encoding="utf-8")) if generation else None
-            if not isinstance(meta, dict) or not isinstance(meta.get("files"), dict) or not meta["files"]:
-                continue
-            if folder.name != store_dir(Path(meta["root"])).name:
-                continue  # adopted already, and not saved since: it is another folder's now, not this one's to take
-            if Path(meta["root"]).exists() or maybe_unmounted(Path(meta["root"])):
-                continue  # a folder still where it was, or copied, or on a drive not plugged in: not this one moved
-            share = sum(_same_text(root / source, entry[0]) for source, entry in meta["files"].items())
-            share /= len(meta["files"])
-        except (OSError, ValueError, TypeError, KeyError, RecursionError):
-            continue
-        if share >= least and share > most:
-            best, most = Moved(folder, Path(meta["root"])), share
-    return best
-
-
-MOUNT_BASES = frozenset(map(Path, ("/media", "/mnt", "/run/media", "/Volumes")))  # where removable drives appear
-
-
-def maybe_unmounted(gone: Path) -> bool:
-    """Whether a folder that is gone may only be on a drive that is not mounted now (its nearest existing parent
-    is where drives appear, or the disk itself): a copy elsewhere must not take its conversations meanwhile.
-
-    >>> maybe_unmounted(Path("/media/nobody/USB-STICK/docs")), maybe_unmounted(Path("/tmp/moved-away/docs"))
-    (True, False)
-    """
-    there = next((p for p in gone.parents if p.exists()), None)
-    return there is None or there.parent == there or there in MOUNT_BASES or there.parent in MOUNT_BASES
-
-
-def _same_text(path: Path, sha: str) -> bool:
-    """Whether ``path`` is a page whose text has the content hash ``sha`` (as the index keeps it)."""
-    text, _ = read_markdown(path) if path.is_file() else (None, None)
-    return text is not None and file_sha(text) == sha
-
-
-@contextmanager
-def adopting():
-    """Held while a moved folder's store is looked for and taken (``moved_from``, ``adopt_store``): two RepoBots
-    never take the same store, nor delete the one the other has just taken (threads of one RepoBot: the caller's lock).
-    """
-    indexes = data_dir() / "indexes"
-    try:
-        indexes.mkdir(parents=True, exist_ok=True)
-        fh = open(indexes / ".adopt-lock", "a")
-    except OSError as err:
-        raise unwritable_data_folder(data_dir(), err) from err
-    with fh:
-        if fcntl:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-        yield
-
-
-def adopt_store(store: Path, root: Path) -> bool:
-    """Make ``store`` (``moved_from``'s answer) the store of ``root``, with its conversations and settings: the
-    folder ``root`` had (``UNSAVED`` files only; its history checked empty by the caller) goes first, then one rename.
-    Killed in between, the old store is still whole, and the next start adopts it again. False when ``root``'s
-    folder now holds more (a damaged history set aside) or another RepoBot took the store first: nothing is moved.
-    """
-    target = store_dir(Path(root).resolve())
-    try:
-        if target.exists():
-            if not set(os.listdir(target)) <= UNSAVED:
-                return False
-            shutil.rmtree(target)
-        os.replace(store, target)
-        fsync_dir(target.parent)
-    except FileNotFoundError:  # the store is gone: another RepoBot adopted it
-        return False
-    except OSError as err:
-        raise unwritable_data_folder(data_dir(), err) from err
-    return True
 
 
 def checked_meta(meta: object) -> dict:

@@ -137,7 +137,7 @@ def test_a_read_only_data_folder_is_one_line_and_the_saved_index_is_kept(docs, h
         if step == "mkdir":
             patch.setattr(store.Path, "mkdir", refuse)
         elif step == "lock":
-            patch.setattr(store, "_locked", refuse)
+            patch.setattr(store, "locked", refuse)
         else:
             patch.setattr(store, "write_text_atomic",
                           lambda path, text: refuse() if path.name == "CURRENT" else write(path, text))

@@ -1,0 +1,151 @@
+"""Moved: a documentation folder that was moved or renamed keeps its index, conversations and settings.
+
+They are kept in a store named for the folder's path (``store.store_dir``). When
+a folder has nothing saved yet, the store of a folder that is gone and whose
+pages are here, at the same paths with the same text, is its own: it is taken
+along with one rename (``moved_from``, ``adopt_store``, under ``adopting``).
+Never taken: by a copy (the folder is still where it was), by a folder made
+anew with a page of the same name, by a place with conversations of its own
+(the caller checks), nor while the folder may only be on a drive not mounted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from contextlib import contextmanager
+from pathlib import Path
+from typing import NamedTuple
+
+from .config import data_dir
+from .errors import unwritable_data_folder
+from .files import fsync_dir
+from .index import file_sha
+from .load import read_markdown
+from .store import current_generation, locked, store_dir
+
+UNSAVED = {"history.sqlite3", "history.sqlite3-journal", "lock", "collection.json"}  # what a store holds before
+# its first save (a history opened to list no conversation, the languages chosen); anything else is never replaced
+MOUNT_BASES = frozenset(map(Path, ("/media", "/mnt", "/run/media", "/Volumes")))  # where removable drives appear
+
+
+class Moved(NamedTuple):
+    store: Path  # its store folder
+    root: Path  # where the folder was
+
+
+def nothing_saved(root: Path) -> bool:
+    """Whether ``root``'s store holds nothing but what it has before its first save (``UNSAVED``): only then may a
+    moved folder's store replace it. Cheap: one listing.
+
+    >>> import tempfile; from unittest import mock
+    >>> with mock.patch.dict("os.environ", {"REPOBOT_HOME": tempfile.mkdtemp()}): nothing_saved(Path("/docs"))
+    True
+    """
+    own = store_dir(Path(root).resolve())
+    try:
+        return set(os.listdir(own) if own.is_dir() else ()) <= UNSAVED
+    except OSError:
+        return False
+
+
+def moved_from(root: Path, *, least: float = 0.5) -> Moved | None:
+    """The store of a folder that moved to ``root``: one whose folder no longer exists and whose pages are here,
+    at the same paths with the same text (at least ``least`` of them). None when there is none, or when ``root``
+    has anything saved (``nothing_saved``): a folder deleted, and another made with a page of the same name, is no move.
+
+    Reads each store's ``meta.json`` only (no checksum): a damaged one is skipped.
+
+    >>> import tempfile; from unittest import mock
+    >>> base = Path(tempfile.mkdtemp())
+    >>> old, new = base / "old-docs", base / "new-docs"; _ = new.mkdir(); _ = (new / "a.md").write_text("# A")
+    >>> store = base / "home" / "indexes" / store_dir(old).name; _ = (store / "g1").mkdir(parents=True)
+    >>> _ = (store / "CURRENT").write_text("g1")
+    >>> files = {"a.md": [file_sha("# A"), 0, 1], "b.md": [file_sha("# B"), 1, 1]}
+    >>> _ = (store / "g1" / "meta.json").write_text(json.dumps({"root": str(old), "files": files}))
+    >>> with mock.patch.dict("os.environ", {"REPOBOT_HOME": str(base / "home")}): moved = moved_from(new)
+    >>> moved.store == store, moved.root == old
+    (True, True)
+    >>> with mock.patch.dict("os.environ", {"REPOBOT_HOME": str(base / "home")}): moved_from(new, least=0.6) is None
+    True
+    """
+    root = Path(root).resolve()
+    own = store_dir(root)
+    if not nothing_saved(root):
+        return None
+    try:
+        folders = sorted((data_dir() / "indexes").iterdir())  # a store per folder RepoBot has indexed: a few
+    except OSError:
+        return None
+    best, most = None, 0.0
+    for folder in folders:
+        try:
+            generation = current_generation(folder) if folder != own else None
+            meta = json.loads((generation / "meta.json").read_text(encoding="utf-8")) if generation else None
+            if not isinstance(meta, dict) or not isinstance(meta.get("files"), dict) or not meta["files"]:
+                continue
+            was = Path(meta["root"])
+            if folder.name != store_dir(was).name:
+                continue  # adopted already, and not saved since: it is another folder's now, not this one's to take
+            if was.exists() or maybe_unmounted(was):
+                continue  # a folder still where it was, or copied, or on a drive not plugged in: not this one moved
+            share = sum(_same_text(root / source, entry[0]) for source, entry in meta["files"].items())
+            share /= len(meta["files"])
+        except (OSError, ValueError, TypeError, KeyError, RecursionError):
+            continue
+        if share >= least and share > most:
+            best, most = Moved(folder, was), share
+    return best
+
+
+def maybe_unmounted(gone: Path) -> bool:
+    """Whether a folder that is gone may only be on a drive that is not mounted now (its nearest existing parent
+    is where drives appear, or the disk itself): a copy elsewhere must not take its conversations meanwhile.
+
+    >>> maybe_unmounted(Path("/media/nobody/USB-STICK/docs")), maybe_unmounted(Path("/tmp/moved-away/docs"))
+    (True, False)
+    """
+    there = next((p for p in gone.parents if p.exists()), None)
+    return there is None or there.parent == there or there in MOUNT_BASES or there.parent in MOUNT_BASES
+
+
+def _same_text(path: Path, sha: str) -> bool:
+    """Whether ``path`` is a page whose text has the content hash ``sha`` (as the index keeps it)."""
+    text, _ = read_markdown(path) if path.is_file() else (None, None)
+    return text is not None and file_sha(text) == sha
+
+
+@contextmanager
+def adopting():
+    """Held while a moved folder's store is looked for and taken (``moved_from``, ``adopt_store``): two RepoBots
+    never take the same store, nor delete the one the other has just taken (threads of one RepoBot: the caller's lock).
+    """
+    home = data_dir()  # its lock file: not among the stores in indexes/
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise unwritable_data_folder(home, err) from err
+    with locked(home):
+        yield
+
+
+def adopt_store(store: Path, root: Path) -> bool:
+    """Make ``store`` (``moved_from``'s answer) the store of ``root``, with its conversations and settings: the
+    folder ``root`` had (``UNSAVED`` files only; its history checked empty by the caller) goes first, then one rename.
+    Killed in between, the old store is still whole, and the next start adopts it again. False when ``root``'s
+    folder now holds more (a damaged history set aside) or another RepoBot took the store first: nothing is moved.
+    """
+    target = store_dir(Path(root).resolve())
+    if not nothing_saved(root):
+        return False
+    try:
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(store, target)
+        fsync_dir(target.parent)
+    except FileNotFoundError:  # the store is gone: another RepoBot adopted it
+        return False
+    except OSError as err:
+        raise unwritable_data_folder(data_dir(), err) from err
+    return True
