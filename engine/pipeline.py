@@ -36,7 +36,9 @@ from .generate import Generation, Messages
 from .languages import answer_language, detect_language, needs_translation, not_answered_note
 from .names import unmade_rankings
 from .options import AskOptions, check_options, clean_question
-from .prompt import Piece, build_messages, fit_passages, fits, link_text, prompt_tokens, trim_passage
+from .prompt import (
+    Piece, build_messages, fit_passages, fits, link_text, passage_room, prompt_tokens, trim_passage,
+)
 from .quote import evidence, extractive
 from .registry import ModelSet
 from .result import Answer, Timings
@@ -162,7 +164,6 @@ class Pipeline:
         index = self.collection.index
         hits, rewritten = widen(found.hits, index.chunks, options.read), found.rewritten
         timings = Timings(retrieve_ms=(time.perf_counter() - started) * 1000)
-        yield Retrieved(hits)
 
         asked = found.standalone or question  # what the model is asked: the passages alone explain no "it"
         into = answer_language(index.primary_language).code  # German docs: the model can only write English
@@ -172,6 +173,9 @@ class Pipeline:
         texts = [h.chunk.text for h in hits]
         checker, ranked = self.checker(put, [asked, rewritten or ""], hits, index.chunks)
         asked_text = f"{asked} {rewritten or ''}"  # what a quote should name something beyond
+        style = options.style._replace(strict=options.strict)
+        self._check_room(put, writes_in, style, options.max_tokens)
+        yield Retrieved(hits)
         preview = extractive(ranked, lang, asked=asked_text)
         if preview:
             timings.first_content_ms = (time.perf_counter() - started) * 1000
@@ -194,7 +198,6 @@ class Pipeline:
             yield Done(answer)
             return
 
-        style = options.style._replace(strict=options.strict)
         again = style._replace(ask_first=True) if options.retry and not style.ask_first else None  # the second draft's
         llm = self.models.llm
         passages, trim_notes = fit_passages(put, prompt_passages(hits, ranked, options.trim), lang=writes_in,
@@ -221,6 +224,17 @@ class Pipeline:
                 answer.notes.append(SECOND_FAILED)
         timings.total_ms = (time.perf_counter() - started) * 1000
         yield Done(answer)
+
+    def _check_room(self, question: str, lang: str, style, max_tokens: int) -> None:
+        """Refuse an answer cap the model's context cannot hold before anything is shown (``repobot ask`` printed
+        the quotes, then the error). The default cap leaves room for any question (at most 2,000 characters) in the
+        default models' 4,096 tokens, so the model is loaded this early only for a larger cap, or checked when it is
+        loaded already."""
+        if max_tokens <= AskOptions().max_tokens and not self.models.llm_loaded:
+            return
+        llm = self.models.llm
+        passage_room(question, lang=lang, style=style, count_tokens=llm.count_tokens, n_ctx=llm.n_ctx,
+                     max_tokens=max_tokens)
 
     def _write(self, answer: Answer, draft: Draft, prompt: Messages) -> Iterator[Event]:
         """One draft: ``prompt`` generated (yields Drafting, Token…), then checked into ``answer``."""

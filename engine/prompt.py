@@ -240,14 +240,16 @@ def fits(messages: Sequence[dict[str, str]], count_tokens, n_ctx: int, max_token
     return prompt_tokens(messages, count_tokens) + max_tokens + TEMPLATE_TOKENS <= n_ctx
 
 
-def fit_passages(question: str, passages: Sequence[tuple[str, str]], *, lang: str, style: PromptStyle,
-                 count_tokens, n_ctx: int, max_tokens: int) -> tuple[list[tuple[str, str]], list[str]]:
-    """Passages that fit a model's context (``n_ctx`` tokens, counted by ``count_tokens``) with the rules, the
-    question whole and a ``max_tokens`` answer; cut from the last one. Returns them and notes on what was cut.
+def passage_room(question: str, *, lang: str, style: PromptStyle, count_tokens, n_ctx: int, max_tokens: int) -> int:
+    """The tokens left for passages once the rules, the question and a ``max_tokens`` answer have their room, or a
+    RepoBotError that says how to make room when none is left.
 
-    >>> fit_passages("Q?", [("a.md", "x " * 300)], lang="en", style=PromptStyle(), count_tokens=len, n_ctx=1200,
-    ...              max_tokens=100)[1]
-    ["Passage 1 was shortened to fit the model's context."]
+    >>> passage_room("Q?", lang="en", style=PromptStyle(), count_tokens=len, n_ctx=4000, max_tokens=400) > 0
+    True
+    >>> passage_room("Q?", lang="en", style=PromptStyle(), count_tokens=len, n_ctx=4000, max_tokens=5000)
+    Traceback (most recent call last):
+    ...
+    repobot.engine.errors.RepoBotError: The model's context (4000 tokens) is too small for the rules, the question and a 5000-token answer: ask for a shorter answer (--max-tokens, at most ... here), or choose a model with a larger context.
     """
     fixed = sum(count_tokens(m["content"]) for m in build_messages(question, [], lang=lang, style=style))
     fixed += TEMPLATE_TOKENS
@@ -259,6 +261,20 @@ def fit_passages(question: str, passages: Sequence[tuple[str, str]], *, lang: st
             f"The model's context ({n_ctx} tokens) is too small for the rules, the question and a "
             f"{max_tokens}-token answer: {shorter}, or choose a model with a larger context."
         )
+    return budget
+
+
+def fit_passages(question: str, passages: Sequence[tuple[str, str]], *, lang: str, style: PromptStyle,
+                 count_tokens, n_ctx: int, max_tokens: int) -> tuple[list[tuple[str, str]], list[str]]:
+    """Passages that fit a model's context (``n_ctx`` tokens, counted by ``count_tokens``) with the rules, the
+    question whole and a ``max_tokens`` answer; cut from the last one. Returns them and notes on what was cut.
+
+    >>> fit_passages("Q?", [("a.md", "x " * 300)], lang="en", style=PromptStyle(), count_tokens=len, n_ctx=1200,
+    ...              max_tokens=100)[1]
+    ["Passage 1 was shortened to fit the model's context."]
+    """
+    budget = passage_room(question, lang=lang, style=style, count_tokens=count_tokens, n_ctx=n_ctx,
+                          max_tokens=max_tokens)
     costs = [count_tokens(text) for _, text in passages]
     kept, shortened = [], None
     for (source, text), cost, room in zip(passages, costs, fit_budget(costs, budget)):

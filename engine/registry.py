@@ -114,6 +114,10 @@ class ModelSet:
         return self._llm
 
     @property
+    def llm_loaded(self) -> bool:
+        return self._llm is not None
+
+    @property
     def side_llm(self) -> LLM:
         """The model for short calls (rewrites, translations): a second context of the same model file."""
         if self._side is None:

@@ -204,3 +204,16 @@ def test_eval_warns_when_the_questions_name_pages_the_folder_lacks(tmp_path):
     assert result.returncode == 0
     assert "warning: 1 of the 1 gold pages the questions name are not in" in result.stderr
     assert "advanced/clients.md" in result.stderr and "Check --corpus" in result.stderr
+
+
+def test_an_answer_cap_the_context_cannot_hold_is_refused_before_anything_is_printed(docs, monkeypatch, capsys):
+    """`repobot ask --max-tokens 100000` printed the retrieved sources and the quotes, then the error."""
+    from repobot.cli import main as cli
+    from repobot.engine.pipeline import Pipeline
+    from tests.conftest import fake_models
+
+    monkeypatch.setattr(cli, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models()))
+    assert cli.main(["ask", "Does HTTPX follow redirects by default?", "--max-tokens", "100000"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "--max-tokens, at most" in err and "100000-token answer" in err
