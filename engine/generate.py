@@ -34,6 +34,10 @@ class LLM(ABC):
         """Tokens in ``text`` (a rough estimate unless the model overrides it)."""
         return len(text) // 3 + 1
 
+    def prepare(self, messages: Messages) -> None:
+        """Read ahead what every prompt shaped like ``messages`` begins with (its rules and worked example), so that
+        the first reply to such a prompt comes as soon as the next ones. Here, nothing to read ahead."""
+
     @contextmanager
     def stopping_on(self, cancel: threading.Event) -> Iterator[None]:
         """While inside, ``cancel`` may also stop the work the model does before its first piece (reading the

