@@ -1,21 +1,24 @@
-"""The first question of a fresh model, asked at once or after the window had it read its rules ahead.
+"""The first question of a fresh model: asked at once, after the window had it read its rules ahead, or in a process
+after one that saved them.
 
     python benchmarks/first_question.py [--json] [--questions 4]
 
-The window has the model read what every answer prompt begins with (the rules
-and worked example, and a rewrite's instructions) as soon as the folder and the
-model are ready (``Pipeline.prepare``), while the user types. For each question,
-a fresh model (loaded anew, nothing evaluated) answers it twice: at once
-(``cold``), and after ``prepare`` (``prepared``), alternating which goes first.
-The first token is counted from the question, as the window counts it. Bare
+Every answer prompt begins with the same rules and worked example. For each
+question, a fresh model (loaded anew, nothing evaluated) answers it three ways,
+rotating the order: ``cold``, at once, with no saved state; ``prepared``, after
+the window's ``Pipeline.prepare`` read them ahead (no saved state either); and
+``restored``, at once, in a process after one that evaluated them, whose state
+was saved (``engine/saved_state.py``), as for a second ``repobot ask``. The
+first token is counted from the question, as the window counts it. Bare
 llama-cpp-python is measured on the same answer prompts in the same run: a fresh
 ``Llama`` to its first token, with nothing evaluated and with the same constant
-part evaluated first (what ``prepare`` does, without RepoBot).
+part evaluated first.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -37,12 +40,17 @@ def fresh_pipeline(corpus: str):
     return pipe
 
 
-def first_token_ms(pipe, question: str, prepared: bool) -> tuple[float, float, list]:
-    """(the prepare call's ms, the first token's ms after the question, the answer prompt)."""
+def first_token_ms(corpus: str, question: str, way: str) -> tuple[float, float, list]:
+    """A fresh model asked ``question`` one ``way``: (the prepare call's ms, the first token's ms after the question,
+    the answer prompt). The states saved on disk are removed first, except to be ``restored``."""
+    from repobot.engine.config import data_dir
     from repobot.engine.pipeline import AskOptions
 
+    if way != "restored":
+        shutil.rmtree(data_dir() / "prompt-states", ignore_errors=True)
+    pipe = fresh_pipeline(corpus)
     reading = 0.0
-    if prepared:
+    if way == "prepared":
         start = time.perf_counter()
         pipe.prepare()
         reading = (time.perf_counter() - start) * 1000
@@ -75,32 +83,33 @@ def main() -> int:
     args = parse_args("httpx", __doc__, lambda p: p.add_argument("--questions", type=int, default=4))
     os.environ.setdefault("REPOBOT_HOME", tempfile.mkdtemp(prefix="repobot-first-"))
     from repobot.engine.models import resolve_model
+    from repobot.engine.registry import load_llm
 
     questions = HTTPX_QUESTIONS[: args.questions]
-    cold, prepared, reading, bare_cold, bare_prepared = [], [], [], [], []
-    model = ""
+    ways = ["cold", "prepared", "restored"]
+    first: dict[str, list[float]] = {way: [] for way in ways}
+    reading, bare_cold, bare_prepared = [], [], []
     for n, question in enumerate(questions):
-        for ahead in ((False, True) if n % 2 else (True, False)):
-            pipe = fresh_pipeline(args.corpus)
-            read, ms, messages = first_token_ms(pipe, question, ahead)
-            (prepared if ahead else cold).append(ms)
-            if ahead:
+        order = ways[n % 3:] + ways[: n % 3]
+        if order[0] == "restored":
+            order = order[1:] + order[:1]  # something must have saved the state before
+        for way in order:
+            read, ms, messages = first_token_ms(args.corpus, question, way)
+            first[way].append(ms)
+            if way == "prepared":
                 reading.append(read)
-            llm, model = pipe.models.llm, pipe.models.llm.name
-            constant = llm.constant_part(messages)
-            del pipe, llm
-        print(f"{question}: cold {cold[-1]:.0f} ms, prepared {prepared[-1]:.0f} ms", file=sys.stderr)
+        print(question + ": " + ", ".join(f"{way} {first[way][-1]:.0f} ms" for way in ways), file=sys.stderr)
+        llm = load_llm(None)
+        constant = llm.constant_part(messages)
+        del llm
         bare_cold.append(bare_first_token_ms(resolve_model(None), messages, []))
         bare_prepared.append(bare_first_token_ms(resolve_model(None), messages, constant))
-    result = {
-        "machine": machine(), "model": model, "questions": len(questions),
-        "first_token_cold_ms_p50": round(statistics.median(cold)),
-        "first_token_prepared_ms_p50": round(statistics.median(prepared)),
-        "prepare_ms_p50": round(statistics.median(reading)),
-        "bare_first_token_cold_ms_p50": round(statistics.median(bare_cold)),
-        "bare_first_token_prepared_ms_p50": round(statistics.median(bare_prepared)),
-        "constant_tokens": len(constant),
-    }
+    result = {"machine": machine(), "model": resolve_model(None).name, "questions": len(questions)}
+    result.update({f"first_token_{way}_ms_p50": round(statistics.median(first[way])) for way in ways})
+    result.update(prepare_ms_p50=round(statistics.median(reading)),
+                  bare_first_token_cold_ms_p50=round(statistics.median(bare_cold)),
+                  bare_first_token_prepared_ms_p50=round(statistics.median(bare_prepared)),
+                  constant_tokens=len(constant))
     show(result, args.json)
     return 0
 

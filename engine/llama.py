@@ -19,9 +19,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
-from .config import physical_cores
+from .config import data_dir, physical_cores
 from .errors import ModelError
 from .generate import LLM, Messages
+from .saved_state import cpu_identity, model_identity, read_state, state_key, write_state
 
 FALLBACK_CHAT_FORMAT = "chatml"  # used when a GGUF carries no chat template
 
@@ -151,6 +152,7 @@ class LlamaCppLLM(LLM):
             ) from err
         self.path = path
         self.name = path.name
+        self.tuning = tuning
         trained = int(self._llama.metadata.get(f"{self._llama.metadata.get('general.architecture', '')}.context_length", n_ctx) or n_ctx)
         self.n_ctx = min(n_ctx, trained)
         self.has_chat_template = bool(self._llama.metadata.get("tokenizer.chat_template"))
@@ -204,9 +206,53 @@ class LlamaCppLLM(LLM):
         llama = self._llama
         if llama.input_ids[: llama.n_tokens].tolist()[: len(constant)] == constant:
             llama.n_tokens = len(constant)  # what followed is dropped by generate's own prefix match
-        else:
+        elif not self._restore(constant):
             llama.reset()
             llama.eval(constant)
+            self._save(constant)
+
+    def _state_path(self, constant: list[int]) -> Path:
+        """Where the evaluated ``constant`` is saved: named by all that shapes its numbers (``saved_state``)."""
+        import llama_cpp
+
+        llama, tuning = self._llama, self.tuning
+        settings = [model_identity(self.path), llama_cpp.__version__, cpu_identity(), f"n_ctx={llama.n_ctx()}",
+                    f"batch={llama.n_batch}", f"threads={llama.n_threads}", f"flash_attn={tuning.flash_attn}"]
+        return data_dir() / "prompt-states" / f"{state_key(settings, constant)}.state"
+
+    def _save(self, constant: list[int]) -> None:
+        """Save what the context holds (exactly ``constant``, just evaluated) for the next process."""
+        import ctypes
+
+        import llama_cpp
+
+        ctx = self._llama._ctx.ctx
+        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+        buffer = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
+        if written:
+            write_state(self._state_path(constant), bytes(buffer)[:written])
+
+    def _restore(self, constant: list[int]) -> bool:
+        """Hold ``constant`` as a process before this one evaluated it, when its saved state is whole (3.8 MB read
+        in milliseconds instead of 2.4 s of evaluation); False, with the context empty, otherwise."""
+        import ctypes
+
+        import llama_cpp
+
+        payload = read_state(self._state_path(constant))
+        if payload is None:
+            return False
+        llama = self._llama
+        llama._ctx.kv_cache_clear()
+        buffer = (ctypes.c_uint8 * len(payload)).from_buffer_copy(payload)
+        if not llama_cpp.llama_state_seq_set_data(llama._ctx.ctx, buffer, len(payload), 0):
+            llama._ctx.kv_cache_clear()
+            llama.reset()
+            return False
+        llama.n_tokens = len(constant)
+        llama.input_ids[: len(constant)] = constant
+        return True
 
     def prepare(self, messages: Messages) -> None:
         """Evaluate the prompt's constant part now, exactly as ``stream_chat`` holds it (``_hold``): reading the

@@ -119,3 +119,35 @@ def test_prepare_reads_the_rules_ahead_and_the_answer_after_it_is_the_same(model
     assert llm._llama.n_tokens == len(constant) > 200
     assert list(llm._llama.input_ids[: len(constant)]) == constant
     assert pipe.ask(question).model_answer == cold
+
+
+def test_the_next_process_reads_the_saved_rules_back_and_replies_the_same(models, monkeypatch, tmp_path):
+    """`repobot ask` is a new process per question: it evaluated the rules and worked example every time (2.4 s).
+    Their state is saved once and read back; a damaged file is evaluated again, never trusted."""
+    import time
+
+    from repobot.engine.generate import Generation
+    from repobot.engine.llama import LlamaCppLLM
+    from repobot.engine.options import AskOptions
+    from repobot.engine.prompt import build_messages
+
+    monkeypatch.setenv("REPOBOT_HOME", str(tmp_path))
+    messages = build_messages("How do I turn off certificate checks?",
+                              [("ssl.md", "Pass verify=False to turn off SSL verification. Certificates are checked "
+                                          "by default.")], lang="en", style=AskOptions().style)
+
+    def fresh_reply() -> tuple[str, float]:
+        llm = LlamaCppLLM(models.llm.path)
+        start = time.perf_counter()
+        llm.prepare(messages)
+        took = time.perf_counter() - start
+        return "".join(Generation(llm, messages, max_tokens=24)), took
+
+    evaluated, _ = fresh_reply()
+    saved = list((tmp_path / "prompt-states").glob("*.state"))
+    assert len(saved) == 1 and saved[0].stat().st_size > 1_000_000
+    restored, took = fresh_reply()
+    assert restored == evaluated and took < 0.5  # read back, not evaluated (2.4 s here)
+    saved[0].write_bytes(saved[0].read_bytes()[:-100])  # truncated
+    again, _ = fresh_reply()
+    assert again == evaluated and saved[0].stat().st_size > 1_000_000  # evaluated and saved whole again

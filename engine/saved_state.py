@@ -1,0 +1,100 @@
+"""Saved state: what a model read of a prompt's constant part, kept on disk for the next process.
+
+Every answer prompt begins with the same rules and worked example (307
+tokens in English), which llama.cpp reads in 2.4 s on 2 cores. A process that
+answers one question (``repobot ask``), or the window's first question, paid
+for them each time. Their evaluated state (3.8 MB of attention cache) is saved
+once and read back in milliseconds. A saved state is used only where
+evaluating would give the very same numbers: its name is a hash of everything
+that shapes them (the model file, llama.cpp's version and settings, the CPU,
+the tokens), and its contents carry their own sha256, so a truncated or damaged
+file is evaluated again, never trusted.
+
+>>> import tempfile
+>>> folder = Path(tempfile.mkdtemp())
+>>> path = folder / f"{state_key(['model.gguf', 'n_ctx=4096'], [1, 2, 3])}.state"
+>>> write_state(path, b"attention cache")
+>>> read_state(path)
+b'attention cache'
+>>> _ = path.write_bytes(path.read_bytes()[:-1])  # truncated
+>>> read_state(path) is None
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+from pathlib import Path
+from typing import Sequence
+
+MAGIC = b"repobot-state-1\n"
+KEEP = 12  # saved states kept (a few models x languages x the answer's and the short calls' contexts)
+
+
+def state_key(settings: Sequence[str], tokens: Sequence[int]) -> str:
+    """A name for the state of ``tokens`` evaluated under ``settings``: any difference gives another name.
+
+    >>> state_key(["a"], [1, 2]) == state_key(["a"], [1, 2]), state_key(["a"], [1, 2]) == state_key(["b"], [1, 2])
+    (True, False)
+    """
+    digest = hashlib.sha256()
+    for part in settings:
+        digest.update(part.encode("utf-8") + b"\0")
+    digest.update(",".join(map(str, tokens)).encode("ascii"))
+    return digest.hexdigest()[:32]
+
+
+def cpu_identity() -> str:
+    """The CPU model and its instruction-set flags: llama.cpp picks its kernels by them, and other kernels round
+    differently, so a state evaluated on another CPU is not reused."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
+            lines = [line for line in info if line.startswith(("model name", "flags"))][:2]
+        if lines:
+            return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()[:16]
+    except OSError:
+        pass
+    return f"{platform.machine()} {platform.processor()}"
+
+
+def model_identity(path: Path) -> str:
+    """The model file as it is on disk: its name, size and modification time (hashing 491 MB would take seconds)."""
+    stat = path.stat()
+    return f"{path.name} {stat.st_size} {stat.st_mtime_ns}"
+
+
+def write_state(path: Path, payload: bytes) -> None:
+    """Save ``payload`` under ``path`` whole or not at all, with its sha256; the oldest states beyond ``KEEP`` go.
+    A folder that cannot be written only means the next process evaluates again."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.partial")
+        partial.write_bytes(MAGIC + hashlib.sha256(payload).digest() + payload)
+        os.replace(partial, path)
+        _prune(path.parent)
+    except OSError:
+        pass
+
+
+def read_state(path: Path) -> bytes | None:
+    """The payload saved under ``path``, or None when there is none or it is not whole."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    head, digest, payload = data[: len(MAGIC)], data[len(MAGIC): len(MAGIC) + 32], data[len(MAGIC) + 32:]
+    if head != MAGIC or hashlib.sha256(payload).digest() != digest:
+        return None
+    try:
+        os.utime(path)  # used: kept before the states not used for longest
+    except OSError:
+        pass
+    return payload
+
+
+def _prune(folder: Path) -> None:
+    states = sorted(folder.glob("*.state"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in states[KEEP:]:
+        old.unlink(missing_ok=True)
