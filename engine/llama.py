@@ -230,8 +230,11 @@ class LlamaCppLLM(LLM):
         size = llama_cpp.llama_state_seq_get_size(ctx, 0)
         buffer = (ctypes.c_uint8 * size)()
         written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
-        if written:
-            write_state(self._state_path(constant), bytes(buffer)[:written])
+        try:
+            if written:
+                write_state(self._state_path(constant), bytes(buffer)[:written])
+        except OSError:  # the model file went meanwhile: nothing saved, the answer goes on
+            pass
 
     def _restore(self, constant: list[int]) -> bool:
         """Hold ``constant`` as a process before this one evaluated it, when its saved state is whole (3.8 MB read
@@ -240,7 +243,10 @@ class LlamaCppLLM(LLM):
 
         import llama_cpp
 
-        payload = read_state(self._state_path(constant))
+        try:
+            payload = read_state(self._state_path(constant))
+        except OSError:  # the model file cannot be read for its identity: evaluate
+            return False
         if payload is None:
             return False
         llama = self._llama

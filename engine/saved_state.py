@@ -19,6 +19,10 @@ b'attention cache'
 >>> _ = path.write_bytes(path.read_bytes()[:-1])  # truncated
 >>> read_state(path) is None
 True
+>>> _ = (folder / "a-file").write_text("")
+>>> write_state(folder / "a-file" / "x.state", b"")  # a folder that cannot be made: nothing saved, nothing raised
+>>> sorted(p.name for p in folder.iterdir()) == ["a-file", path.name]
+True
 """
 
 from __future__ import annotations
@@ -68,14 +72,17 @@ def model_identity(path: Path) -> str:
 def write_state(path: Path, payload: bytes) -> None:
     """Save ``payload`` under ``path`` whole or not at all, with its sha256; the oldest states beyond ``KEEP`` go.
     A folder that cannot be written only means the next process evaluates again."""
+    partial = path.with_suffix(f".{os.getpid()}.partial")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.partial")
         partial.write_bytes(MAGIC + hashlib.sha256(payload).digest() + payload)
         os.replace(partial, path)
         _prune(path.parent)
-    except OSError:
-        pass
+    except OSError:  # a full disk leaves no partial file behind
+        try:
+            partial.unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def read_state(path: Path) -> bytes | None:
