@@ -182,12 +182,17 @@ class Controller(QObject):
 
     def prepare(self, root: str) -> None:
         """While the user types, have the model read ahead what the active folder's prompts begin with
-        (``Pipeline.prepare``): the first answer's first token then comes 2.4 s sooner. In the background, after any
-        question; a failure here is met again, and shown, when a question is asked."""
+        (``Pipeline.preparing``): the first answer's first token then comes 2.4 s sooner. In the background: a
+        question goes first, between its steps; Stop stops it. A failure here is met again, and shown, when a
+        question is asked."""
         pipe = self.pipeline(root)
+
+        def work(context):
+            if self.models_ok:  # not after a model switch that failed meanwhile: that model is not loaded again
+                yield from pipe.preparing(cancel=context.cancel)
+
         if self.models_ok and root == self.active and pipe.collection.loaded:
-            self.tasks.submit(Busy.PREPARING, lambda context: pipe.prepare(cancel=context.cancel),
-                              on_failed=lambda _message: None)
+            self.tasks.submit(Busy.PREPARING, work, on_failed=lambda _message: None)
 
     def _models_failed(self, message: str) -> None:
         self.error.emit(message)
@@ -261,10 +266,10 @@ class Controller(QObject):
         if moved and not self.index_message:
             self.notice.emit(moved)
         self.indexed.emit(root, report)
-        self.prepare(root)
+        self.ask_pending()
+        self.prepare(root)  # before embedding, which would hold it back for minutes
         if report.pending:
             self.embed(root)
-        self.ask_pending()
 
     def _moved_here(self, root: str) -> str:
         """A folder that moved to ``root`` brought its index and conversations (``Collection._adopt_moved``): its old
@@ -369,9 +374,10 @@ class Controller(QObject):
         return self.conversation.turns
 
     def cancel(self) -> None:
-        """Stop the running job (generation or indexing) at its next step."""
+        """Stop the running job (generation or indexing) at its next step, and any reading ahead."""
         if self.busy is not Busy.IDLE:
             self.tasks.cancel()
+            self.tasks.cancel(Busy.PREPARING)
             self.status.emit("Stopping…")
 
     def cancel_indexing(self) -> None:

@@ -111,20 +111,32 @@ class Pipeline:
         return accept_query(self._complete(translation_messages(question, into), 64), question, into)
 
     def prepare(self, options: AskOptions = AskOptions(), *, cancel: threading.Event | None = None) -> None:
+        """Have the model read ahead what this folder's prompts begin with (all of ``preparing``'s steps)."""
+        for _ in self.preparing(options, cancel=cancel):
+            pass
+
+    def preparing(self, options: AskOptions = AskOptions(), *,
+                  cancel: threading.Event | None = None) -> Iterator[str]:
         """Have the model read ahead what this folder's prompts begin with: the answer's rules and worked example in
-        the language it writes in here, and the rewrite's instructions into the documents' language. llama.cpp keeps
-        them between questions, so the first question's first token comes as soon as the next ones' (2.4 s sooner on
-        2 cores for English documents). The folder must be indexed; ``cancel`` stops the reading at once.
+        the language it writes in here ("answer"), then the rewrite's instructions into the documents' language
+        ("rewrite"), yielding after each, so that a question waiting can go first. llama.cpp keeps them between
+        questions, so the first question's first token comes as soon as the next ones' (2.4 s sooner on 2 cores for
+        English documents, or read back from a saved state). The folder must be indexed; ``cancel`` stops the
+        reading at once.
         """
         into = answer_language(self.collection.index.primary_language).code
         style = options.style._replace(strict=options.strict)
         cancel = cancel or threading.Event()
-        with self.models.lock:
-            for llm, messages in ((self.models.llm, build_messages("", [], lang=into, style=style)),
-                                  (self.models.side_llm, translation_messages("", into))):
+        steps = (("answer", lambda: self.models.llm, lambda: build_messages("", [], lang=into, style=style)),
+                 ("rewrite", lambda: self.models.side_llm, lambda: translation_messages("", into)))
+        for name, model, messages in steps:
+            if cancel.is_set():
+                return
+            with self.models.lock:
+                llm = model()
                 with llm.stopping_on(cancel):
-                    if not cancel.is_set():
-                        llm.prepare(messages)
+                    llm.prepare(messages())
+            yield name
 
     def search(self, question: str, options: AskOptions = AskOptions(), earlier: Sequence[tuple[str, str]] = ()) -> Search:
         """The top-k hits for a question (after its earlier turns, if it continues a conversation)."""
@@ -189,8 +201,13 @@ class Pipeline:
         texts = [h.chunk.text for h in hits]
         checker, ranked = self.checker(put, [asked, rewritten or ""], hits, index.chunks)
         asked_text = f"{asked} {rewritten or ''}"  # what a quote should name something beyond
+        written = " ".join([q for q, _ in earlier] + [question])  # only a name the user wrote can be missing
+        verdict_gate = gate(asked, texts, index, rewritten=rewritten, written=written,
+                            same_language=typed_in == index.primary_language)
+        refused = options.gate and not verdict_gate.covered
         style = options.style._replace(strict=options.strict)
-        self._check_room(put, writes_in, style, options.max_tokens)
+        if not refused:  # a refused question gets the fixed phrase whatever the answer's cap
+            self._check_room(put, writes_in, style, options.max_tokens)
         yield Retrieved(hits)
         preview = extractive(ranked, lang, asked=asked_text)
         if preview:
@@ -203,10 +220,7 @@ class Pipeline:
                          "far; the others were found by their words alone (BM25).")
         answer = Answer(question, lang, self.models.llm_label, [], hits, searched_for=found.searched_for or question,
                         notes=notes + self.collection.notes, timings=timings, evidence=evidence(ranked))
-        written = " ".join([q for q, _ in earlier] + [question])  # only a name the user wrote can be missing
-        verdict_gate = gate(asked, texts, index, rewritten=rewritten, written=written,
-                            same_language=typed_in == index.primary_language)
-        if options.gate and not verdict_gate.covered:
+        if refused:
             choice = not_found(lang)
             answer.final_answer, answer.verdict, answer.stop_reason = choice.text, choice.verdict, "gate"
             answer.missing_terms = verdict_gate.missing

@@ -105,6 +105,49 @@ def test_the_model_reads_the_answer_rules_ahead_once_the_folder_and_the_model_ar
     assert llm.calls[-1][:-1] == rules  # the answer's prompt begins with what was read ahead
 
 
+class SlowPreparedLLM(FakeLLM):
+    """Takes 0.4 s to read each prompt ahead; records what it did, in order: ("prepare", system prompt) or
+    ("answer", None)."""
+
+    def __init__(self, reply):
+        super().__init__(reply)
+        self.done: list[tuple[str, str | None]] = []
+        self.reading = threading.Event()
+
+    def prepare(self, messages):
+        self.reading.set()
+        time.sleep(0.4)
+        self.done.append(("prepare", messages[0]["content"]))
+
+    def stream_chat(self, messages, *, max_tokens):
+        if "<docs>" in messages[-1]["content"]:
+            self.done.append(("answer", None))
+        yield from super().stream_chat(messages, max_tokens=max_tokens)
+
+
+def test_a_question_goes_before_the_rest_of_the_reading_ahead_and_stop_stops_it(window, qtbot):
+    from repobot.engine.rewrite import translation_messages
+
+    llm = SlowPreparedLLM(ANSWER)
+    win = window(llm=llm)
+    c = win.controller
+    rewrite_rules = translation_messages("", "en")[0]["content"]
+    llm.done.clear()
+    llm.reading.clear()
+    c.prepare(c.active)
+    qtbot.waitUntil(llm.reading.is_set, timeout=5000)  # the first part is being read
+    ask_and_wait(qtbot, win)
+    assert [kind for kind, _ in llm.done] == ["prepare", "answer", "prepare"]  # the question came between the two
+    assert llm.done[-1][1] == rewrite_rules
+    llm.done.clear()
+    llm.reading.clear()
+    c.prepare(c.active)
+    qtbot.waitUntil(llm.reading.is_set, timeout=5000)
+    c.cancel()  # Stop
+    qtbot.waitUntil(lambda: idle(c), timeout=5000)
+    assert len(llm.done) == 1  # the part under way ends; the next is not read
+
+
 def test_the_quotes_stay_when_the_model_fails_the_checks(window, qtbot):
     win = window(llm=FakeLLM("HTTPX ships a built-in HTTP/3 server written in Rust [7]."))
     turn = ask_and_wait(qtbot, win)

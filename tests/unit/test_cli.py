@@ -217,3 +217,16 @@ def test_an_answer_cap_the_context_cannot_hold_is_refused_before_anything_is_pri
     out, err = capsys.readouterr()
     assert out == ""
     assert "--max-tokens, at most" in err and "100000-token answer" in err
+
+
+def test_a_question_the_documents_do_not_cover_gets_the_fixed_phrase_whatever_the_answer_cap(docs, monkeypatch, capsys):
+    """The cap is checked only for an answer the model will write: the gate's refusal needs no room for one."""
+    from repobot.cli import main as cli
+    from repobot.engine.pipeline import Pipeline
+    from tests.conftest import fake_models
+
+    monkeypatch.setattr(cli, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models()))
+    assert cli.main(["ask", "How do I configure Kubernetes ingress annotations for Zookeeper?", "--max-tokens",
+                     "100000", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "not_found" and out["stop_reason"] == "gate"
