@@ -216,7 +216,8 @@ class LlamaCppLLM(LLM):
         import llama_cpp
 
         llama, tuning = self._llama, self.tuning
-        settings = [model_identity(self.path), llama_cpp.__version__, cpu_identity(), f"n_ctx={llama.n_ctx()}",
+        build = llama_cpp.llama_print_system_info().decode("utf-8", "replace")  # the kernels loaded (AVX2, AVX-512…)
+        settings = [model_identity(self.path), llama_cpp.__version__, build, cpu_identity(), f"n_ctx={llama.n_ctx()}",
                     f"batch={llama.n_batch}", f"threads={llama.n_threads}", f"flash_attn={tuning.flash_attn}"]
         return data_dir() / "prompt-states" / f"{state_key(settings, constant)}.state"
 

@@ -30,11 +30,13 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import time
 from pathlib import Path
 from typing import Sequence
 
 MAGIC = b"repobot-state-1\n"
-KEEP = 12  # saved states kept (a few models x languages x the answer's and the short calls' contexts)
+KEEP_BYTES = 64 << 20  # the newest states kept, in all (3.8 MB each for the 0.5B, 8.8 MB for the 1.5B)
+STALE_S = 3600  # a partial file this old was left by a process that died while writing it
 
 
 def state_key(settings: Sequence[str], tokens: Sequence[int]) -> str:
@@ -101,7 +103,25 @@ def read_state(path: Path) -> bytes | None:
     return payload
 
 
-def _prune(folder: Path) -> None:
-    states = sorted(folder.glob("*.state"), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in states[KEEP:]:
-        old.unlink(missing_ok=True)
+def _prune(folder: Path, now: float | None = None, keep_bytes: int = KEEP_BYTES) -> None:
+    """Keep the newest states within ``keep_bytes`` (the newest always), and no partial file a process left.
+
+    >>> import tempfile, time
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> for n, size in enumerate([40, 30, 1]):  # oldest first
+    ...     _ = (folder / f"{n}.state").write_bytes(b"x" * size)
+    ...     os.utime(folder / f"{n}.state", (n, n))
+    >>> _ = (folder / "9.123.partial").write_bytes(b"")
+    >>> _prune(folder, now=time.time() + STALE_S + 1, keep_bytes=64)
+    >>> sorted(p.name for p in folder.iterdir())
+    ['1.state', '2.state']
+    """
+    now = time.time() if now is None else now
+    for partial in folder.glob("*.partial"):
+        if now - partial.stat().st_mtime > STALE_S:
+            partial.unlink(missing_ok=True)
+    kept = 0
+    for n, state in enumerate(sorted(folder.glob("*.state"), key=lambda p: p.stat().st_mtime, reverse=True)):
+        kept += state.stat().st_size
+        if kept > keep_bytes and n > 0:
+            state.unlink(missing_ok=True)
