@@ -10,8 +10,10 @@ through RepoBot's streaming ``Generation`` and once by a bare
 ``Llama.create_chat_completion`` stream, alternating which goes first; both
 count content deltas over the same span (first delta to last) and the ratio
 is the median of the per-question ratios. ``ttft_first_ms`` is the first
-question of a fresh model (nothing cached) and ``ttft_cached_ms`` the second
-(the system prompt and worked example are then cached).
+question of a fresh model (nothing cached: the run's data folder is a new
+temporary one unless ``REPOBOT_HOME`` is set, so no saved prompt state is read
+back; ``benchmarks/first_question.py`` measures that) and ``ttft_cached_ms`` the
+second (the system prompt and worked example are then cached).
 
 ``--levers`` also measures what each speed lever buys on these questions:
 passages trimmed for the prompt or whole, hits read with or without their
