@@ -20,7 +20,7 @@ import threading
 import time
 
 from .parser import build_parser
-from .worker import off_main_thread
+from .worker import loading_beside, off_main_thread
 from .report import json_text, one_line, print_answer, print_index
 
 EXIT_USER_ERROR = 2
@@ -169,23 +169,24 @@ def cmd_ask(args) -> int:
     cancel = threading.Event()
     answer = None
     out = sys.stdout
-    _ = pipe.collection.index  # a first index is built here, where Ctrl-C stops it at once and keeps what it saved
-    if options.mode != "bm25":
-        _ = pipe.models.embedder
     try:
-        for event in off_main_thread(lambda: pipe.ask_stream(args.question, options, cancel=cancel, earlier=earlier),
-                                     cancel):
-            if isinstance(event, Retrieved) and not args.json:
-                print("Retrieved: " + "  ".join(f"[{h.rank}] {h.chunk.source}" for h in event.hits), file=out)
-            elif isinstance(event, Preview) and not args.json:
-                print(event.choice.text, file=out)
-            elif isinstance(event, Drafting) and not args.json:
-                print(f"\n{event.label}", file=out)
-            elif isinstance(event, Token) and not args.json:
-                out.write(event.text)
-                out.flush()
-            elif isinstance(event, Done):
-                answer = event.answer
+        with loading_beside(lambda: pipe.models.llm):
+            _ = pipe.collection.index  # a first index is built here: Ctrl-C stops it at once, keeping what it saved
+            if options.mode != "bm25":
+                _ = pipe.models.embedder
+            for event in off_main_thread(lambda: pipe.ask_stream(args.question, options, cancel=cancel,
+                                                                 earlier=earlier), cancel):
+                if isinstance(event, Retrieved) and not args.json:
+                    print("Retrieved: " + "  ".join(f"[{h.rank}] {h.chunk.source}" for h in event.hits), file=out)
+                elif isinstance(event, Preview) and not args.json:
+                    print(event.choice.text, file=out)
+                elif isinstance(event, Drafting) and not args.json:
+                    print(f"\n{event.label}", file=out)
+                elif isinstance(event, Token) and not args.json:
+                    out.write(event.text)
+                    out.flush()
+                elif isinstance(event, Done):
+                    answer = event.answer
     except KeyboardInterrupt:
         cancel.set()
         raise

@@ -102,6 +102,7 @@ class ModelSet:
         self._llm: LLM | None = None
         self._side: LLM | None = None
         self.lock = threading.Lock()  # one Llama instance is never used by two threads at once
+        self._loading = threading.Lock()  # one load of the model, whichever thread asks first
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -110,7 +111,9 @@ class ModelSet:
     @property
     def llm(self) -> LLM:
         if self._llm is None:
-            self._llm = load_llm(self.llm_name)
+            with self._loading:
+                if self._llm is None:
+                    self._llm = load_llm(self.llm_name)
         return self._llm
 
     @property

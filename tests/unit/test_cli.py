@@ -230,3 +230,50 @@ def test_a_question_the_documents_do_not_cover_gets_the_fixed_phrase_whatever_th
                      "100000", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["verdict"] == "not_found" and out["stop_reason"] == "gate"
+
+
+def test_ask_loads_the_model_beside_the_index_once(docs, monkeypatch, capsys):
+    """`repobot ask` loads the model on a thread while the index loads (0.4 s sooner to the first token on httpx);
+    the answer's own use of the model waits for that load instead of making a second one."""
+    import threading
+    import time
+
+    from repobot.cli import main as cli
+    from repobot.engine.pipeline import Pipeline
+    from repobot.engine.registry import ModelSet, register_embedder, register_llm
+    from tests.conftest import FakeEmbedder, FakeLLM
+
+    loads, threads = [], set()
+
+    def slow_load():
+        threads.add(threading.current_thread().name)
+        time.sleep(0.3)
+        loads.append(1)
+        return FakeLLM("HTTPX does not follow redirects by default [1].")
+
+    register_llm("slow-fake-llm", slow_load)
+    register_embedder("fake", FakeEmbedder)
+    monkeypatch.setattr(cli, "_pipeline", lambda args, with_model=False: Pipeline(
+        docs, models=ModelSet("slow-fake-llm", "fake")))
+    assert cli.main(["ask", "Does HTTPX follow redirects by default?", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "verified"
+    assert loads == [1] and threads == {"repobot-load"}
+
+
+def test_ask_reports_a_model_that_cannot_load_once_in_one_line(docs, monkeypatch, capsys):
+    from repobot.cli import main as cli
+    from repobot.engine.errors import ModelError
+    from repobot.engine.pipeline import Pipeline
+    from repobot.engine.registry import ModelSet, register_embedder, register_llm
+    from tests.conftest import FakeEmbedder
+
+    def broken():
+        raise ModelError("llama.cpp could not load broken.gguf (bad magic): choose another GGUF.")
+
+    register_llm("broken-fake-llm", broken)
+    register_embedder("fake", FakeEmbedder)
+    monkeypatch.setattr(cli, "_pipeline", lambda args, with_model=False: Pipeline(
+        docs, models=ModelSet("broken-fake-llm", "fake")))
+    assert cli.main(["ask", "Does HTTPX follow redirects by default?"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "choose another GGUF" in err and "Traceback" not in err
