@@ -155,6 +155,7 @@ def cmd_search(args) -> int:
 
 
 def cmd_ask(args) -> int:
+    from repobot.engine.load import corpus_folder
     from repobot.engine.pipeline import AskOptions, Done, Drafting, Preview, Retrieved, Token
 
     pipe = _pipeline(args, with_model=True)
@@ -169,6 +170,7 @@ def cmd_ask(args) -> int:
     cancel = threading.Event()
     answer = None
     out = sys.stdout
+    corpus_folder(pipe.corpus)  # a wrong --corpus is said at once, not after the model's load
     try:
         with loading_beside(lambda: pipe.models.llm):
             _ = pipe.collection.index  # a first index is built here: Ctrl-C stops it at once, keeping what it saved

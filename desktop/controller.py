@@ -300,7 +300,7 @@ class Controller(QObject):
 
     # -- watched folders ----------------------------------------------------------------------------
     def reindex_changed(self, root: str) -> None:
-        if self.busy not in (Busy.IDLE, *BACKGROUND):  # background work gives way to indexing (embedding stops for its folder)
+        if self.busy not in (Busy.IDLE, *BACKGROUND):  # background work gives way to indexing
             self.watcher.pending.add(root)
             self.watcher.later()
             return
