@@ -21,7 +21,7 @@ import time
 
 from .parser import build_parser
 from .worker import loading_beside, off_main_thread
-from .report import json_text, one_line, print_answer, print_index
+from .report import json_text, one_line, print_answer, print_event, print_index
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -156,9 +156,10 @@ def cmd_search(args) -> int:
 
 def cmd_ask(args) -> int:
     from repobot.engine.load import corpus_folder
-    from repobot.engine.pipeline import AskOptions, Done, Drafting, Preview, Retrieved, Token
+    from repobot.engine.pipeline import AskOptions, Done
 
     pipe = _pipeline(args, with_model=True)
+    corpus_folder(pipe.corpus)  # a wrong --corpus is said at once: before a history is made for it or a model loads
     options = AskOptions(
         k=args.k, mode=args.mode, language=args.language, strict=not args.no_strict, rewrite=args.rewrite,
         version=args.docs_version, max_tokens=args.max_tokens, gate=not args.no_gate, retry=not args.no_retry,
@@ -170,7 +171,6 @@ def cmd_ask(args) -> int:
     cancel = threading.Event()
     answer = None
     out = sys.stdout
-    corpus_folder(pipe.corpus)  # a wrong --corpus is said at once, not after the model's load
     try:
         with loading_beside(lambda: pipe.models.llm):
             _ = pipe.collection.index  # a first index is built here: Ctrl-C stops it at once, keeping what it saved
@@ -178,17 +178,10 @@ def cmd_ask(args) -> int:
                 _ = pipe.models.embedder
             for event in off_main_thread(lambda: pipe.ask_stream(args.question, options, cancel=cancel,
                                                                  earlier=earlier), cancel):
-                if isinstance(event, Retrieved) and not args.json:
-                    print("Retrieved: " + "  ".join(f"[{h.rank}] {h.chunk.source}" for h in event.hits), file=out)
-                elif isinstance(event, Preview) and not args.json:
-                    print(event.choice.text, file=out)
-                elif isinstance(event, Drafting) and not args.json:
-                    print(f"\n{event.label}", file=out)
-                elif isinstance(event, Token) and not args.json:
-                    out.write(event.text)
-                    out.flush()
-                elif isinstance(event, Done):
+                if isinstance(event, Done):
                     answer = event.answer
+                elif not args.json:
+                    print_event(event, out)
     except KeyboardInterrupt:
         cancel.set()
         raise

@@ -6,6 +6,7 @@ import json
 import re
 from typing import TextIO
 
+from repobot.engine.events import Drafting, Preview, Retrieved, Token
 from repobot.engine.export import MARK
 from repobot.engine.languages import language
 from repobot.engine.result import Answer
@@ -33,6 +34,20 @@ def json_text(data, indent: int | None = 2) -> str:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def print_event(event, out: TextIO) -> None:
+    """One streamed step of ``repobot ask`` as it comes: the passages retrieved, the quotes, the line over the model's
+    draft, and its tokens (the checked answer comes with ``print_answer``)."""
+    if isinstance(event, Retrieved):
+        print("Retrieved: " + "  ".join(f"[{h.rank}] {h.chunk.source}" for h in event.hits), file=out)
+    elif isinstance(event, Preview):
+        print(event.choice.text, file=out)
+    elif isinstance(event, Drafting):
+        print(f"\n{event.label}", file=out)
+    elif isinstance(event, Token):
+        out.write(event.text)
+        out.flush()
 
 
 def print_answer(answer: Answer, out: TextIO) -> None:

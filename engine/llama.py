@@ -16,6 +16,7 @@ import logging
 import os
 import threading
 from contextlib import contextmanager
+from functools import cached_property
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
@@ -211,15 +212,20 @@ class LlamaCppLLM(LLM):
             llama.eval(constant)
             self._save(constant)
 
-    def _state_path(self, constant: list[int]) -> Path:
-        """Where the evaluated ``constant`` is saved: named by all that shapes its numbers (``saved_state``)."""
+    @cached_property
+    def _state_settings(self) -> list[str]:
+        """All that shapes an evaluated state's numbers but its tokens (``saved_state``): read once per model, not
+        at every prompt whose constant part the context does not hold."""
         import llama_cpp
 
         llama, tuning = self._llama, self.tuning
         build = llama_cpp.llama_print_system_info().decode("utf-8", "replace")  # the kernels loaded (AVX2, AVX-512…)
-        settings = [model_identity(self.path), llama_cpp.__version__, build, cpu_identity(), f"n_ctx={llama.n_ctx()}",
-                    f"batch={llama.n_batch}", f"threads={llama.n_threads}", f"flash_attn={tuning.flash_attn}"]
-        return data_dir() / "prompt-states" / f"{state_key(settings, constant)}.state"
+        return [model_identity(self.path), llama_cpp.__version__, build, cpu_identity(), f"n_ctx={llama.n_ctx()}",
+                f"batch={llama.n_batch}", f"threads={llama.n_threads}", f"flash_attn={tuning.flash_attn}"]
+
+    def _state_path(self, constant: list[int]) -> Path:
+        """Where the evaluated ``constant`` is saved: named by all that shapes its numbers."""
+        return data_dir() / "prompt-states" / f"{state_key(self._state_settings, constant)}.state"
 
     def _save(self, constant: list[int]) -> None:
         """Save what the context holds (exactly ``constant``, just evaluated) for the next process."""
