@@ -16,7 +16,9 @@ counts half. So when a rewrite is searched beside it, the question as asked
 keeps its two best hits among the k whatever the fusion says (``keep_best``),
 if its own words can find anything: one of them must be in at most a fifth of
 the chunks ("verify=False", "SSL"; not "httpx" alone in the httpx docs, nor the
-Chinese characters that no English page has).
+Chinese characters that no English page has). A question in another language
+whose words cannot find anything is not searched at all beside its rewrite
+(``blind``): its ranking would sort the pages by "httpx" alone.
 
 >>> rrf([[7, 3, 5], [3, 9]])
 [(3, 0.0325...), (7, 0.0163...), (9, 0.0161...), (5, 0.0158...)]
@@ -219,7 +221,10 @@ def retrieve(
         if not query.text.strip():
             continue
         lexical = (twins or {}).get(query.twin or "", index.lexical)
-        kept = query.kept if query.kept and finds_by_its_words(query.text, lexical.share, common_share(index.size)) else 0
+        finds = finds_by_its_words(query.text, lexical.share, common_share(index.size))
+        if blind(query, finds):
+            continue
+        kept = query.kept if query.kept and finds else 0
         if mode in ("hybrid", "dense") and (query.dense or mode == "dense") and searched_densely:
             rankings.append(keep(index.dense.search(embedder.embed(query.text), pool)))
             weights.append(query.weight)
@@ -236,6 +241,23 @@ def retrieve(
     fused = spread(fused, lambda i: index.chunks[i].source)
     top = keep_best(fused, best, k) if len(rankings) > 1 else fused[:k]
     return [Hit(rank, i, index.chunks[i], score) for rank, (i, score) in enumerate(top, 1)]
+
+
+def blind(query: Query, finds: bool) -> bool:
+    """Whether a query is left out of the search: the question as asked beside its rewrite (``Query.kept``), searched
+    by its words alone, none of which says what it is about (``finds_by_its_words``).
+
+    Its ranking would only order the chunks by the words every page has: "httpx 怎么设置代理？" ranked the plugin list
+    (many "httpx") first, above the proxies page its rewrite found.
+
+    >>> blind(Query("httpx 怎么设置代理？", dense=False, kept=2), finds=False)
+    True
+    >>> blind(Query("httpx 怎么用 verify=False？", dense=False, kept=2), finds=True)  # verify=False finds its page
+    False
+    >>> blind(Query("How do I set a proxy?", kept=2), finds=False)  # in the documents' language: searched by meaning
+    False
+    """
+    return bool(query.kept) and not query.dense and not finds
 
 
 def first(ranking: Sequence[tuple[int, float]], n: int, index: Index, versions: bool) -> list[int]:

@@ -180,6 +180,23 @@ def test_a_failed_rewrite_still_retrieves_what_the_original_finds(docs):
         assert [h.chunk_id for h in hits] == [h.chunk_id for h in original]
 
 
+def test_a_question_whose_words_find_nothing_does_not_reorder_what_its_rewrite_finds(tmp_path):
+    """"httpx 怎么设置代理？" over English pages: its only word the pages have is "httpx", on every page, so its ranking
+    would put the page that says "httpx" most first. Beside its rewrite it is not searched (``retrieve.blind``)."""
+    for n in range(60):  # enough chunks for "httpx" to count as common (tokens.COMMON_FROM)
+        (tmp_path / f"topic{n}.md").write_text(f"# Topic {n}\n\nhttpx handles topic {n} well.\n", encoding="utf-8")
+    (tmp_path / "plugins.md").write_text("# Plugins\n\nhttpx-socks, httpx-ws, httpx-cache: httpx plugins for httpx.\n",
+                                         encoding="utf-8")
+    (tmp_path / "proxies.md").write_text("# Proxies\n\nSet a proxy with httpx.Client(proxy=...).\n", encoding="utf-8")
+    question, rewrite = "httpx 怎么设置代理？", "How do I set a proxy with httpx?"
+    alone = Pipeline(tmp_path, models=fake_models("")).search(question).hits  # rewrite refused: searched as asked
+    assert alone[0].chunk.source == "plugins.md"
+    hits, rewritten, _ = Pipeline(tmp_path, models=fake_models(rewrite)).search(question)
+    assert rewritten == rewrite
+    assert hits[0].chunk.source == "proxies.md"
+    assert "plugins.md" not in [h.chunk.source for h in hits[:2]]
+
+
 def test_a_wrong_rewrite_cannot_push_out_what_the_question_finds(tmp_path):
     """A fluent rewrite about something else is accepted, and both its rankings agree on other pages; the page the
     question finds by its own words stays among the hits."""
