@@ -119,6 +119,8 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
         out.append(answer[position:start])
         position = end
         kept = _shown_here(shown_sentence(s, valid), sentences, shown)
+        if kept is not None and kept.is_code and shown and shown[-1] is not None and not shown[-1].is_code:
+            kept = introduced_block(shown[-1], kept, units, shown)
         if lead is not None and kept is None:  # what the line before leads into is not shown
             _end_lead(lead, out, shown)
         lead = None
@@ -232,6 +234,29 @@ def introduced_code(s: Support, units: Sequence[Unit]) -> Unit | None:
         return None
     after = next((u for u in units if u.pid == best.pid and u.position == best.position + 1), None)
     return after if after is not None and after.is_code else None
+
+
+def introduced_block(before: Support, code: Support, units: Sequence[Unit], shown: Sequence[Support | None]) -> Support:
+    """The code shown after a line: the block that line introduces in its passage (``introduced_code``), when the
+    model put another block of that passage under it; otherwise ``code`` as it is.
+
+    Each is copied and each is backed, but together they mislead: "You can disable SSL verification completely…"
+    over the page's example of the error that verification raises.
+
+    >>> units = [Unit(1, 0, "By default it raises an error for invalid SSL...", False), Unit(1, 1, "get(bad)", True),
+    ...          Unit(1, 2, "You can disable verification completely...", False), Unit(1, 3, "get(bad, verify=False)", True)]
+    >>> before = Support("You can disable verification completely... [1]", [1], "supported", {1: 0.9}, None, "")
+    >>> introduced_block(before, Support("get(bad)", [], "supported", {1: 1.0}, 1, "", True), units, []).text
+    'get(bad, verify=False)'
+    """
+    block = introduced_code(before, units)
+    if block is None or block.pid not in code.support or normalise_code(block.text) == normalise_code(code.text):
+        return code
+    if any(x is not None and x.is_code and normalise_code(x.text) == normalise_code(block.text) for x in shown):
+        return code  # shown already: the model's block stays rather than the same one twice
+    return code._replace(text=block.text, example=block.text, suggested=block.pid, support={block.pid: 1.0},
+                         reason=f"Copied from passage [{block.pid}]: the sentence before introduces it (the model put "
+                                "another of that passage's blocks here).")
 
 
 def _locate(text: str, piece: str, start: int) -> tuple[int, int] | None:

@@ -136,6 +136,24 @@ def test_a_sentence_introducing_code_brings_the_code_the_model_left_out():
     assert code.is_code and code.cited == [1] and code.cited_by == "checker"
 
 
+def test_code_under_a_line_shows_the_block_that_line_introduces_in_its_passage():
+    """The model copied the page's lead into its verify=False example, then the page's other block (the error that
+    verification raises): each is backed, and together they mislead."""
+    units = [Unit(1, 0, "By default httpx verifies HTTPS, and raises an error for invalid SSL cases...", False),
+             Unit(1, 1, ">>> httpx.get(bad)\nhttpx.ConnectError: certificate verify failed", True),
+             Unit(1, 2, "You can disable SSL verification completely and allow insecure requests...", False),
+             Unit(1, 3, ">>> httpx.get(bad, verify=False)\n<Response [200 OK]>", True)]
+    lead = "You can disable SSL verification completely and allow insecure requests..."
+    answer = f"{lead}\n\n```pycon\n{units[1].text}\n```"
+    sentences = [Support(lead, [], "uncited", {1: 0.9}, 1, ""),
+                 Support(units[1].text, [], "supported", {1: 1.0}, 1, "Copied from passage [1].", True)]
+    choice = verified(sentences, answer, units)
+    assert choice.text == f"{lead} [1]\n\n```pycon\n{units[3].text}\n```"
+    assert [(s.text, s.cited_by) for s in choice.sentences if s.is_code] == [(units[3].text, "checker")]
+    right = [sentences[0], sentences[1]._replace(text=units[3].text)]  # the block it introduces: left as written
+    assert verified(right, f"{lead}\n\n```pycon\n{units[3].text}\n```", units).text.endswith(units[3].text + "\n```")
+
+
 def test_repeats_and_a_trailing_not_covered_are_not_shown_and_side_by_side_code_stays_apart():
     answer = ("Redirects are off by default [1]. Redirects are off by default [1].\n"
               "```python\nclient.get(url, follow_redirects=True)\n```\n```\nhttpx.Client(follow_redirects=True)\n```\n\n"
