@@ -19,6 +19,9 @@ DIRECTIVE = re.compile(r"^[ \t]*(?:///|:::).*\n?", re.M)  # the generator's line
 ADMONITION = re.compile(r"^([ \t]*)[!?]{3}\+?[ \t]+[A-Za-z]+(?:[ \t]+\"[^\"\n]*\")?[ \t]*", re.M)  # '!!! note "Title"'
 
 
+_ITEM = re.compile(r"[*+]\s|\d+\.\s")  # a list item's marker ("* ", "+ ", "1. "); "*and*" is emphasis, "-" starts a block
+
+
 def paragraphs(text: str) -> list[str]:
     """Markdown prose as logical lines: wrapped lines re-joined; headings, list items and quotes kept apart.
 
@@ -26,12 +29,14 @@ def paragraphs(text: str) -> list[str]:
     ['## Title', 'A sentence that wraps here.', '- item one', '- item two']
     >>> paragraphs('Upload it.\\n!!! tip "Large files"\\n    It is safe.\\n\\n!!! note Also this.')  # no markers
     ['Upload it.', 'It is safe.', 'Also this.']
+    >>> paragraphs("Both the client\\n*and* the server must support it.\\n* an item\\n+ another")  # emphasis, then items
+    ['Both the client *and* the server must support it.', '* an item', '+ another']
     """
     out, current = [], []
     for line in text.splitlines() + [""]:
         stripped = line.strip()
         directive = DIRECTIVE.match(stripped) or ADMONITION.match(stripped)  # the generator's, not prose
-        new_block = not stripped or stripped.startswith(("#", "-", "*", "|", ">", "+")) or re.match(r"\d+\.\s", stripped)
+        new_block = not stripped or stripped.startswith(("#", "-", "|", ">")) or _ITEM.match(stripped)
         if (new_block or directive) and current:
             out.append(" ".join(current))
             current = []
