@@ -238,10 +238,11 @@ def introduced_code(s: Support, units: Sequence[Unit]) -> Unit | None:
 
 def introduced_block(before: Support, code: Support, units: Sequence[Unit], shown: Sequence[Support | None]) -> Support:
     """The code shown after a line: the block that line introduces in its passage (``introduced_code``), when the
-    model put another block of that passage under it; otherwise ``code`` as it is.
+    model put another block under it (of that passage or another); otherwise ``code`` as it is.
 
     Each is copied and each is backed, but together they mislead: "You can disable SSL verification completely…"
-    over the page's example of the error that verification raises.
+    over the page's example of the error that verification raises; "You can modify the default redirection handling
+    with the `follow_redirects` parameter:" over the example before it, which has no ``follow_redirects``.
 
     >>> units = [Unit(1, 0, "By default it raises an error for invalid SSL...", False), Unit(1, 1, "get(bad)", True),
     ...          Unit(1, 2, "You can disable verification completely...", False), Unit(1, 3, "get(bad, verify=False)", True)]
@@ -250,13 +251,13 @@ def introduced_block(before: Support, code: Support, units: Sequence[Unit], show
     'get(bad, verify=False)'
     """
     block = introduced_code(before, units)
-    if block is None or block.pid not in code.support or normalise_code(block.text) == normalise_code(code.text):
+    if block is None or normalise_code(block.text) == normalise_code(code.text):
         return code
     if any(x is not None and x.is_code and normalise_code(x.text) == normalise_code(block.text) for x in shown):
         return code  # shown already: the model's block stays rather than the same one twice
     return code._replace(text=block.text, example=block.text, suggested=block.pid, support={block.pid: 1.0},
                          reason=f"Copied from passage [{block.pid}]: the sentence before introduces it (the model put "
-                                "another of that passage's blocks here).")
+                                "another block here).")
 
 
 def _locate(text: str, piece: str, start: int) -> tuple[int, int] | None:

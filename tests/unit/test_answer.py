@@ -152,6 +152,9 @@ def test_code_under_a_line_shows_the_block_that_line_introduces_in_its_passage()
     assert [(s.text, s.cited_by) for s in choice.sentences if s.is_code] == [(units[3].text, "checker")]
     right = [sentences[0], sentences[1]._replace(text=units[3].text)]  # the block it introduces: left as written
     assert verified(right, f"{lead}\n\n```pycon\n{units[3].text}\n```", units).text.endswith(units[3].text + "\n```")
+    other = Support("get(url)", [], "supported", {2: 1.0}, 2, "Copied from passage [2].", True)  # another page's block
+    answer = f"{lead}\n\n```pycon\nget(url)\n```"
+    assert verified([sentences[0], other], answer, units).text.endswith(units[3].text + "\n```")
 
 
 def test_repeats_and_a_trailing_not_covered_are_not_shown_and_side_by_side_code_stays_apart():
