@@ -174,6 +174,17 @@ def carries_example(sentence: str, translation: str, source: str, target: str) -
     return theirs.casefold() in translation.casefold() and mine.casefold() not in sentence.casefold()
 
 
+def same_words(text: str, sentence: str) -> bool:
+    """Whether a reply is the sentence given back, whatever its quotes, backticks, spaces and letter case.
+
+    >>> same_words("`With any of the methods above:", "With any of the methods above:"), same_words("如上：", "As above:")
+    (True, False)
+    """
+    def letters(t: str) -> str:
+        return "".join(c for c in t.casefold() if c.isalnum())
+    return letters(text) == letters(sentence)
+
+
 def translate_sentences(complete: Complete, sentences: Sequence[str], source: str, target: str,
                         tokens: int) -> dict[str, str]:
     """Each sentence with its translation from ``source`` into ``target``, where the model gave one (a call each,
@@ -190,14 +201,26 @@ def translate_sentences(complete: Complete, sentences: Sequence[str], source: st
     >>> translate_sentences(lambda messages, cap: replies[messages[-1]["content"]], ["Here is an example:"], "en",
     ...                     "zh", 48)
     {'Here is an example:': '这里是一个示例:'}
+
+    So is one whose translation loses or adds a name (``same_names``); the quoted try is kept when it gives the
+    names as the sentence does ("You can modify … with the `follow_redirects` parameter:" lost the parameter's name):
+
+    >>> line = "Change it with the `follow_redirects` parameter:"
+    >>> replies = {line: "你可以修改参数：", f'"{line}"': "你可以用 `follow_redirects` 参数修改："}
+    >>> translate_sentences(lambda messages, cap: replies[messages[-1]["content"]], [line], "en", "zh", 48)
+    {'Change it with the `follow_redirects` parameter:': '你可以用 `follow_redirects` 参数修改：'}
     """
     found = {}
     for sentence in dict.fromkeys(sentences):
         translation = accept_translation(complete(sentence_messages(sentence, source, target), tokens), target)
-        if translation == sentence.strip() and source != target:
-            again = complete(sentence_messages(sentence, source, target, quoted=True), tokens)
-            translation = unquoted(accept_translation(again, target) or "")
-            translation = translation if translation and translation != sentence.strip() else None
+        echoed = bool(translation) and same_words(translation, sentence)
+        if source != target and (echoed or (translation and not same_names(sentence, translation))):
+            again = unquoted(accept_translation(complete(sentence_messages(sentence, source, target, quoted=True),
+                                                         tokens), target) or "")
+            if again and not same_words(again, sentence) and (echoed or same_names(sentence, again)):
+                translation = again
+            elif echoed:
+                translation = None
         if translation and not carries_example(sentence, translation, source, target) \
                 and set(foreign_letters(translation, target)) <= set(sentence):  # "環境变量": Chinese in Japanese
             found[sentence] = translation
