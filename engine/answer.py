@@ -110,6 +110,7 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
     out: list[str] = []
     shown: list[Support | None] = []
     position, lead = 0, None  # lead: the place in (out, shown) of a line leading into code, until what follows shows
+    before = None  # the prose line shown just before the sentence at hand, if the one before it was shown
     valid = {u.pid for u in units} or None
     for n, s in enumerate(sentences):
         found = _locate(answer, s.text, position)
@@ -118,9 +119,11 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
         start, end = found
         out.append(answer[position:start])
         position = end
-        kept = _shown_here(shown_sentence(s, valid), sentences, shown)
-        if kept is not None and kept.is_code and shown and shown[-1] is not None and not shown[-1].is_code:
-            kept = introduced_block(shown[-1], kept, units, shown)
+        kept = shown_sentence(s, valid)
+        if kept is not None and kept.is_code and before is not None:
+            kept = introduced_block(before, kept, units, shown)
+        kept = _shown_here(kept, sentences, shown)
+        before = kept if kept is not None and not kept.is_code else None
         if lead is not None and kept is None:  # what the line before leads into is not shown
             _end_lead(lead, out, shown)
         lead = None
@@ -130,10 +133,11 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
         shown.append(kept)
         following = sentences[n + 1] if n + 1 < len(sentences) else None
         code = introduced_code(kept, units) if following is None or not following.is_code else None
-        if code is not None and code.text not in answer:
+        if code is not None and not _shows(shown, code.text) and code.text not in answer[position:]:
             out.append(f"\n\n```\n{code.text}\n```\n")
             shown.append(Support(code.text, [code.pid], "supported", {code.pid: 1.0}, None,
                                  f"Copied from passage [{code.pid}]: the sentence before introduces it.", True, "checker"))
+            before = None
         elif kept.reason == LEAD:
             lead = (len(out) - 1, len(shown) - 1)
     if lead is not None:  # the answer ends on it
@@ -253,11 +257,16 @@ def introduced_block(before: Support, code: Support, units: Sequence[Unit], show
     block = introduced_code(before, units)
     if block is None or normalise_code(block.text) == normalise_code(code.text):
         return code
-    if any(x is not None and x.is_code and normalise_code(x.text) == normalise_code(block.text) for x in shown):
+    if _shows(shown, block.text):
         return code  # shown already: the model's block stays rather than the same one twice
     return code._replace(text=block.text, example=block.text, suggested=block.pid, support={block.pid: 1.0},
                          reason=f"Copied from passage [{block.pid}]: the sentence before introduces it (the model put "
                                 "another block here).")
+
+
+def _shows(shown: Sequence[Support | None], code: str) -> bool:
+    """Whether this code block is among the shown lines already."""
+    return any(x is not None and x.is_code and normalise_code(x.text) == normalise_code(code) for x in shown)
 
 
 def _locate(text: str, piece: str, start: int) -> tuple[int, int] | None:

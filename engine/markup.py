@@ -19,7 +19,10 @@ DIRECTIVE = re.compile(r"^[ \t]*(?:///|:::).*\n?", re.M)  # the generator's line
 ADMONITION = re.compile(r"^([ \t]*)[!?]{3}\+?[ \t]+[A-Za-z]+(?:[ \t]+\"[^\"\n]*\")?[ \t]*", re.M)  # '!!! note "Title"'
 
 
-_ITEM = re.compile(r"[*+]\s|\d+\.\s")  # a list item's marker ("* ", "+ ", "1. "); "*and*" is emphasis, "-" starts a block
+# A list item's marker ("* ", "+ ", "1. ", or one alone on its line) starts a block, as "-" does; "*and* the server" is
+# emphasis that continues its paragraph. A thematic break ("***", "- - -", "___") ends one and is no prose.
+_ITEM = re.compile(r"[*+](?:\s|$)|\d+\.\s")
+_BREAK = re.compile(r"([*_-])(?:\s*\1){2,}\s*$")
 
 
 def paragraphs(text: str) -> list[str]:
@@ -31,15 +34,19 @@ def paragraphs(text: str) -> list[str]:
     ['Upload it.', 'It is safe.', 'Also this.']
     >>> paragraphs("Both the client\\n*and* the server must support it.\\n* an item\\n+ another")  # emphasis, then items
     ['Both the client *and* the server must support it.', '* an item', '+ another']
+    >>> paragraphs("Some text here\\n***\\nNext one.\\n*\\nLast.")  # a thematic break, a bare marker
+    ['Some text here', 'Next one.', '* Last.']
     """
     out, current = [], []
     for line in text.splitlines() + [""]:
         stripped = line.strip()
         directive = DIRECTIVE.match(stripped) or ADMONITION.match(stripped)  # the generator's, not prose
         new_block = not stripped or stripped.startswith(("#", "-", "|", ">")) or _ITEM.match(stripped)
-        if (new_block or directive) and current:
+        if (new_block or directive or _BREAK.match(stripped)) and current:
             out.append(" ".join(current))
             current = []
+        if _BREAK.match(stripped):
+            continue
         if directive:  # a marker goes; text on its line ("!!! warning Reuse one client.") is a paragraph's start
             current = [rest] if (rest := ADMONITION.sub("", stripped)) and rest != stripped else []
             continue

@@ -222,7 +222,7 @@ def retrieve(
             continue
         lexical = (twins or {}).get(query.twin or "", index.lexical)
         finds = finds_by_its_words(query.text, lexical.share, common_share(index.size))
-        if blind(query, finds):
+        if blind(query, finds, mode):
             continue
         kept = query.kept if query.kept and finds else 0
         if mode in ("hybrid", "dense") and (query.dense or mode == "dense") and searched_densely:
@@ -243,9 +243,9 @@ def retrieve(
     return [Hit(rank, i, index.chunks[i], score) for rank, (i, score) in enumerate(top, 1)]
 
 
-def blind(query: Query, finds: bool) -> bool:
+def blind(query: Query, finds: bool, mode: str = "hybrid") -> bool:
     """Whether a query is left out of the search: the question as asked beside its rewrite (``Query.kept``), searched
-    by its words alone, none of which says what it is about (``finds_by_its_words``).
+    by its words alone in this ``mode``, none of which says what it is about (``finds_by_its_words``).
 
     Its ranking would only order the chunks by the words every page has: "httpx 怎么设置代理？" ranked the plugin list
     (many "httpx") first, above the proxies page its rewrite found.
@@ -256,8 +256,11 @@ def blind(query: Query, finds: bool) -> bool:
     False
     >>> blind(Query("How do I set a proxy?", kept=2), finds=False)  # in the documents' language: searched by meaning
     False
+    >>> blind(Query("httpx 怎么设置代理？", dense=False, kept=2), finds=False, mode="dense")  # dense mode embeds it
+    False
     """
-    return bool(query.kept) and not query.dense and not finds
+    by_words_alone = mode == "bm25" or (not query.dense and mode != "dense")
+    return bool(query.kept) and by_words_alone and not finds
 
 
 def first(ranking: Sequence[tuple[int, float]], n: int, index: Index, versions: bool) -> list[int]:

@@ -157,6 +157,24 @@ def test_code_under_a_line_shows_the_block_that_line_introduces_in_its_passage()
     assert verified([sentences[0], other], answer, units).text.endswith(units[3].text + "\n```")
 
 
+def test_blocks_the_model_swapped_or_moved_come_back_under_the_lines_that_introduce_them():
+    units = [Unit(1, 0, "By default httpx raises an error for invalid SSL cases...", False),
+             Unit(1, 1, "httpx.get(bad)  # ConnectError", True),
+             Unit(1, 2, "You can disable SSL verification completely and allow insecure requests...", False),
+             Unit(1, 3, "httpx.get(bad, verify=False)", True)]
+    first, second = units[0].text, units[2].text
+    lines = [Support(first, [], "uncited", {1: 0.9}, 1, ""), Support(second, [], "uncited", {1: 0.9}, 1, "")]
+
+    def code(text):
+        return Support(text, [], "supported", {1: 1.0}, 1, "Copied from passage [1].", True)
+
+    expected = f"{first} [1]\n\n```\n{units[1].text}\n```\n\n{second} [1]\n\n```\n{units[3].text}\n```"
+    swapped = f"{first}\n\n```\n{units[3].text}\n```\n\n{second}\n\n```\n{units[1].text}\n```"
+    assert verified([lines[0], code(units[3].text), lines[1], code(units[1].text)], swapped, units).text == expected
+    moved = f"{first}\n\n```\n{units[3].text}\n```\n\n{second}"  # nothing under the second line
+    assert verified([lines[0], code(units[3].text), lines[1]], moved, units).text == expected
+
+
 def test_repeats_and_a_trailing_not_covered_are_not_shown_and_side_by_side_code_stays_apart():
     answer = ("Redirects are off by default [1]. Redirects are off by default [1].\n"
               "```python\nclient.get(url, follow_redirects=True)\n```\n```\nhttpx.Client(follow_redirects=True)\n```\n\n"
