@@ -104,7 +104,8 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
     """The model's answer with only backed claims, citations corrected or added where the checker found them.
 
     A shown sentence that introduces code the model left out ("… like this:")
-    brings the code block that follows it in its passage, cited by the checker.
+    brings the code block that follows it in its passage, cited by the checker;
+    under one the model put another block, that passage's block is shown (``introduced_block``).
     A line that leads into code that is not shown goes, or ends as a sentence of its own (``lead_alone``).
     """
     out: list[str] = []
