@@ -4,7 +4,7 @@
   supports. A sentence the model left uncited, or cited wrongly, is shown with
   the passage that supports it, marked as cited by the checker. Code the
   model adapted from a passage's example is shown as that example. The quotes
-  that say what it does not follow it, under their own label (``also_quoted``).
+  that say what it does not follow it, under their own label (``quote.also_quoted``).
 - ``extractive``: the model's answer failed; the 1-4 passage sentences (and the
   code they introduce) that best answer the question are quoted, each with its [n]
   (``quote.py`` picks them).
@@ -24,15 +24,13 @@ from typing import Callable, Collection, Sequence
 from .check import is_escape
 from .copied import without_directives, without_html, without_prompt_tags, without_tag_lines
 from .languages import language
-from .names import identifiers, named_in
-from .quote import INTRODUCES, Choice, extractive, pick_quotes, quoted
-from .support import ALSO, HEADING, LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
+from .names import named_in
+from .quote import INTRODUCES, Choice, also_quoted, extractive
+from .support import HEADING, LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
 from .markup import strip_markup
 from .text import cite, close_open_fence, drop_empty_code_blocks, normalise_code, outside_code, strip_citations
 from .tokens import content_words
 
-# A passage sentence is not quoted after an answer that says this share of its content words: it is said already.
-SAID_AGAIN = 0.8
 ENDED = "Supported: a passage backs what this line names; the code it led into was not shown, so it ends here."
 
 
@@ -250,7 +248,8 @@ def introduced_block(before: Support, code: Support, units: Sequence[Unit], show
     with the `follow_redirects` parameter:" over the example before it, which has no ``follow_redirects``.
 
     >>> units = [Unit(1, 0, "By default it raises an error for invalid SSL...", False), Unit(1, 1, "get(bad)", True),
-    ...          Unit(1, 2, "You can disable verification completely...", False), Unit(1, 3, "get(bad, verify=False)", True)]
+    ...          Unit(1, 2, "You can disable verification completely...", False),
+    ...          Unit(1, 3, "get(bad, verify=False)", True)]
     >>> before = Support("You can disable verification completely... [1]", [1], "supported", {1: 0.9}, None, "")
     >>> introduced_block(before, Support("get(bad)", [], "supported", {1: 1.0}, 1, "", True), units, []).text
     'get(bad, verify=False)'
@@ -279,67 +278,6 @@ def _locate(text: str, piece: str, start: int) -> tuple[int, int] | None:
     pattern = r"\s*".join(re.escape(word) for word in piece.split())
     match = re.compile(pattern).search(text, start) if pattern else None
     return (match.start(), match.end()) if match else None
-
-
-def also_quoted(choice: Choice, ranked: Sequence[tuple[Unit, float]], lang: str, asked: str) -> Choice:
-    """A verified answer followed by the quotes that say what it does not, under their own label: none that it says
-    already (``says_again``) or whose names it all names (``names_only_said``).
-
-    >>> ranked = [(Unit(1, 0, "Limit the pool with httpx.Limits(max_connections=10).", False), 0.89)]
-    >>> answer = Choice("verified", "Timeouts default to 5 seconds [2].", [])
-    >>> print(also_quoted(answer, ranked, "en", "Pool size?").text)
-    Timeouts default to 5 seconds [2].
-    <BLANKLINE>
-    Also in the documents:
-    <BLANKLINE>
-    > Limit the pool with httpx.Limits(max_connections=10). [1]
-    """
-    written = " ".join([strip_citations(choice.text), *said(choice.sentences)]).lower()  # as shown and as checked
-    words = content_words(written)
-    on_screen = {normalise_code(s.text) for s in choice.sentences if s.is_code}
-    chosen = [u for u in pick_quotes(ranked, asked) if not says_again(u, words) and not names_only_said(u, written)
-              and not (u.is_code and normalise_code(u.text) in on_screen)]
-    if not chosen:
-        return choice
-    label = language(lang).also_label
-    lines, shown = quoted(chosen, [u for u, _ in ranked], on_screen)
-    heading = Support(label, [], "exempt", {}, None, ALSO, False, None)
-    return Choice(choice.verdict, "\n".join([choice.text, "", label, ""] + lines), choice.sentences + [heading] + shown)
-
-
-def says_again(u: Unit, words: set[str]) -> bool:
-    """Whether an answer whose content words are ``words`` already says a passage sentence: it has most of its words
-    (``SAID_AGAIN``), so quoting it would show the same thing twice.
-
-    >>> words = content_words("The `history` property of a response can be used to inspect any followed redirects.")
-    >>> says_again(Unit(1, 0, "The history property of the response can be used to inspect any followed redirects.",
-    ...                 False), words)
-    True
-    >>> says_again(Unit(1, 1, "Set follow_redirects=True to follow them.", False), words)
-    False
-    """
-    own = content_words(u.text)
-    return bool(own) and len(own & words) >= SAID_AGAIN * len(own)
-
-
-def names_only_said(u: Unit, written: str) -> bool:
-    """Whether a sentence names something, and the answer (``written``, lower case) already names all of it.
-
-    >>> names_only_said(Unit(1, 0, "Pass follow_redirects=True.", False), "use follow_redirects=true [1].")
-    True
-    """
-    names = identifiers(u.text)
-    return bool(names) and len(named_in(names, written)) == len(names)
-
-
-def said(shown: Sequence[Support]) -> list[str]:
-    """The prose an answer's shown sentences say, each as written and as judged (its translation), without ids.
-
-    >>> said([Support("默认不跟随 [1]。", [1], "supported", {}, None, "", checked_as="Not followed by default.")])
-    ['默认不跟随。', 'Not followed by default.']
-    """
-    return [strip_citations(t) for s in shown if not s.is_code and s.status != "exempt"
-            for t in (s.text, s.checked_as) if t]
 
 
 def not_found(lang: str) -> Choice:

@@ -45,6 +45,15 @@ class AskOptions:
     # the point instead of quotes. The report sets agreed (README); it costs one more prompt when the first fails.
     retry: bool = True
 
+    @property
+    def prompt_style(self) -> PromptStyle:
+        """The prompt's style, with the "even if you know it" rule as ``strict`` says.
+
+        >>> AskOptions(strict=False).prompt_style.strict
+        False
+        """
+        return self.style._replace(strict=self.strict)
+
 
 def clean_question(question: str) -> tuple[str, list[str]]:
     """Strip control characters and cap the length; refuse a question with no words.

@@ -125,7 +125,7 @@ class Pipeline:
         reading at once.
         """
         into = answer_language(self.collection.index.primary_language).code
-        style = options.style._replace(strict=options.strict)
+        style = options.prompt_style
         cancel = cancel or threading.Event()
         steps = (("answer", lambda: self.models.llm, lambda: build_messages("", [], lang=into, style=style)),
                  ("rewrite", lambda: self.models.side_llm, lambda: translation_messages("", into)))
@@ -205,7 +205,7 @@ class Pipeline:
         verdict_gate = gate(asked, texts, index, rewritten=rewritten, written=written,
                             same_language=typed_in == index.primary_language)
         refused = options.gate and not verdict_gate.covered
-        style = options.style._replace(strict=options.strict)
+        style = options.prompt_style
         if not refused:  # a refused question gets the fixed phrase whatever the answer's cap
             self._check_room(put, writes_in, style, options.max_tokens)
         yield Retrieved(hits)

@@ -1,8 +1,9 @@
 """Quote: the passage sentences that best answer a question, shown as quotes with their [n].
 
 They are on screen while the model writes (the preview), they stand in for a
-model answer that failed the checks (``extractive``), and the answer module
-adds them after a checked answer, which a small model often writes beside the point.
+model answer that failed the checks (``extractive``), and they follow a checked
+answer, which a small model often writes beside the point, less what it says
+already (``also_quoted``).
 
 Sentences that name something the question does not (an option, a class) come
 first, from a lower relevance: the sentence most like a long question is often
@@ -24,9 +25,9 @@ from typing import Collection, NamedTuple, Sequence
 from .check import is_include
 from .gate import is_user_detail
 from .languages import language
-from .names import identifiers
-from .support import QUOTED, Support, Unit
-from .text import normalise_code
+from .names import identifiers, named_in
+from .support import ALSO, QUOTED, Support, Unit
+from .text import normalise_code, strip_citations
 from .tokens import content_words
 
 # Quotes only when a sentence is this relevant or more; below, the fixed phrase. 0.36, not 0.4: on the calibrate
@@ -51,6 +52,8 @@ QUOTES = 4
 # question about the status line's text) on the held-out set. Code is not evidence by itself: counted towards the
 # relevance floor, it quoted 5 more answerable and 2 more unanswerable questions, about the sets' own ratio.
 EXAMPLE_LINES, EXAMPLE_RANK = 12, 3
+# A passage sentence is not quoted after an answer that says this share of its content words: it is said already.
+SAID_AGAIN = 0.8
 
 
 class Choice(NamedTuple):
@@ -257,3 +260,64 @@ def code_after(u: Unit, units: Sequence[Unit]) -> Unit | None:
     later = [v for v in units if v.pid == u.pid and v.position > u.position and v.paragraph != u.paragraph]
     first = min(later, key=lambda v: v.position, default=None)
     return first if first is not None and first.is_code and not u.is_code and u.paragraph else None
+
+
+def also_quoted(choice: Choice, ranked: Sequence[tuple[Unit, float]], lang: str, asked: str) -> Choice:
+    """A verified answer followed by the quotes that say what it does not, under their own label: none that it says
+    already (``says_again``) or whose names it all names (``names_only_said``).
+
+    >>> ranked = [(Unit(1, 0, "Limit the pool with httpx.Limits(max_connections=10).", False), 0.89)]
+    >>> answer = Choice("verified", "Timeouts default to 5 seconds [2].", [])
+    >>> print(also_quoted(answer, ranked, "en", "Pool size?").text)
+    Timeouts default to 5 seconds [2].
+    <BLANKLINE>
+    Also in the documents:
+    <BLANKLINE>
+    > Limit the pool with httpx.Limits(max_connections=10). [1]
+    """
+    written = " ".join([strip_citations(choice.text), *said(choice.sentences)]).lower()  # as shown and as checked
+    words = content_words(written)
+    on_screen = {normalise_code(s.text) for s in choice.sentences if s.is_code}
+    chosen = [u for u in pick_quotes(ranked, asked) if not says_again(u, words) and not names_only_said(u, written)
+              and not (u.is_code and normalise_code(u.text) in on_screen)]
+    if not chosen:
+        return choice
+    label = language(lang).also_label
+    lines, shown = quoted(chosen, [u for u, _ in ranked], on_screen)
+    heading = Support(label, [], "exempt", {}, None, ALSO, False, None)
+    return Choice(choice.verdict, "\n".join([choice.text, "", label, ""] + lines), choice.sentences + [heading] + shown)
+
+
+def says_again(u: Unit, words: set[str]) -> bool:
+    """Whether an answer whose content words are ``words`` already says a passage sentence: it has most of its words
+    (``SAID_AGAIN``), so quoting it would show the same thing twice.
+
+    >>> words = content_words("The `history` property of a response can be used to inspect any followed redirects.")
+    >>> says_again(Unit(1, 0, "The history property of the response can be used to inspect any followed redirects.",
+    ...                 False), words)
+    True
+    >>> says_again(Unit(1, 1, "Set follow_redirects=True to follow them.", False), words)
+    False
+    """
+    own = content_words(u.text)
+    return bool(own) and len(own & words) >= SAID_AGAIN * len(own)
+
+
+def names_only_said(u: Unit, written: str) -> bool:
+    """Whether a sentence names something, and the answer (``written``, lower case) already names all of it.
+
+    >>> names_only_said(Unit(1, 0, "Pass follow_redirects=True.", False), "use follow_redirects=true [1].")
+    True
+    """
+    names = identifiers(u.text)
+    return bool(names) and len(named_in(names, written)) == len(names)
+
+
+def said(shown: Sequence[Support]) -> list[str]:
+    """The prose an answer's shown sentences say, each as written and as judged (its translation), without ids.
+
+    >>> said([Support("默认不跟随 [1]。", [1], "supported", {}, None, "", checked_as="Not followed by default.")])
+    ['默认不跟随。', 'Not followed by default.']
+    """
+    return [strip_citations(t) for s in shown if not s.is_code and s.status != "exempt"
+            for t in (s.text, s.checked_as) if t]

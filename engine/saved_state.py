@@ -72,7 +72,7 @@ def model_identity(path: Path) -> str:
 
 
 def write_state(path: Path, payload: bytes) -> None:
-    """Save ``payload`` under ``path`` whole or not at all, with its sha256; the oldest states beyond ``KEEP`` go.
+    """Save ``payload`` under ``path`` whole or not at all, with its sha256; the oldest states beyond ``KEEP_BYTES`` go.
     A folder that cannot be written only means the next process evaluates again."""
     partial = path.with_suffix(f".{os.getpid()}.partial")
     try:

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from repobot.engine.answer import ALSO
+from repobot.engine.support import ALSO
 from repobot.engine.config import default_corpus
 from repobot.engine.languages import detect_language
 from repobot.engine.models import default_entry
