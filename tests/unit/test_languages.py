@@ -112,3 +112,25 @@ def test_a_japanese_translation_that_mixes_in_chinese_is_not_used():
     assert zh == {"Read settings from .env.": "请从 .env 文件读取设置。"}  # the same characters are right in Chinese
     kept = translate_sentences(lambda messages, cap: "Décodez `'变量'` en GBK.", ["Decode `'变量'` as GBK."], "en", "fr", 96)
     assert kept == {"Decode `'变量'` as GBK.": "Décodez `'变量'` en GBK."}  # letters the sentence itself has
+
+
+def test_a_translation_that_loses_the_negation_is_asked_again_and_never_shown():
+    """Seen: "any content encoding … will not be automatically decoded" shown as "…都会被自动解码" (will be decoded)."""
+    from repobot.engine.quote import Choice
+    from repobot.engine.support import Support
+    from repobot.engine.translate import shown_in, translate_sentences
+
+    sentence = "Any content encoding will not be automatically decoded."
+    flipped, quoted = "任何内容编码都会被自动解码。", "任何内容编码都不会被自动解码。"
+    asked = []
+
+    def complete(messages, cap):
+        asked.append(messages[-1]["content"])
+        return flipped if messages[-1]["content"] == sentence else quoted
+
+    assert translate_sentences(complete, [sentence], "en", "zh", 96) == {sentence: quoted}
+    assert asked == [sentence, f'"{sentence}"']  # asked once more, in quotation marks
+
+    answer = Choice("verified", f"{sentence[:-1]} [1].", [Support(f"{sentence[:-1]} [1].", [1], "supported", {}, None, "")])
+    shown = shown_in(lambda messages, cap: flipped, answer, "en", "zh")  # both tries lose it: shown as checked
+    assert shown.text == answer.text and shown.sentences[0].checked_as is None
