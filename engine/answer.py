@@ -26,7 +26,7 @@ from .copied import without_directives, without_html, without_prompt_tags, witho
 from .languages import language
 from .names import named_in
 from .quote import INTRODUCES, Choice, also_quoted, extractive
-from .support import HEADING, LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, Support, Unit, shown_citations
+from .support import HEADING, LEAD, NOT_SHOWN, SUPPORT_THRESHOLD, UNBACKED_HEADING, Support, Unit, shown_citations
 from .markup import strip_markup
 from .text import cite, close_open_fence, drop_empty_code_blocks, normalise_code, outside_code, strip_citations
 from .tokens import content_words
@@ -98,19 +98,24 @@ def shown_sentence(s: Support, valid: Collection[int] | None = None) -> Support 
     return s._replace(text=cite(s.text, ids), cited=ids, cited_by=by, status="supported")
 
 
-def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = ()) -> Choice:
+def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = (),
+             off_topic: Collection[str] = ()) -> Choice:
     """The model's answer with only backed claims, citations corrected or added where the checker found them.
 
     A shown sentence that introduces code the model left out ("… like this:")
     brings the code block that follows it in its passage, cited by the checker;
     under one the model put another block, that passage's block is shown (``introduced_block``).
     A line that leads into code that is not shown goes, or ends as a sentence of its own (``lead_alone``).
+    A passage's heading the model copied after its answer, over a section off the question (``off_topic``, from
+    ``off_topic_sections``), starts a copy of that section: it is not shown, nor what follows it up to the next
+    heading.
     """
     out: list[str] = []
     shown: list[Support | None] = []
     position, lead = 0, None  # lead: the place in (out, shown) of a line leading into code, until what follows shows
     before = None  # the prose line shown just before the sentence at hand, if the one before it was shown
     valid = {u.pid for u in units} or None
+    copying = False  # within a section off the question that the model copied after its answer
     for n, s in enumerate(sentences):
         found = _locate(answer, s.text, position)
         if found is None:
@@ -118,7 +123,9 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
         start, end = found
         out.append(answer[position:start])
         position = end
-        kept = shown_sentence(s, valid)
+        if s.status == "exempt" and s.reason in (HEADING, UNBACKED_HEADING):
+            copying = any(x is not None for x in shown) and section_title(s.text) in off_topic
+        kept = None if copying else shown_sentence(s, valid)
         if kept is not None and kept.is_code and before is not None:
             kept = introduced_block(before, kept, units, shown)
         kept = _shown_here(kept, sentences, shown)
@@ -147,6 +154,35 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
     text = re.sub(r"\n{3,}", "\n\n", re.sub(r"[ \t]+\n", "\n", text)).strip()
     text = outside_code(text, lambda prose: re.sub(r"(\n\n) (?=\S)", r"\1", prose))  # the space after a dropped one
     return Choice("verified", close_open_fence(text), [x for x in shown if x is not None])
+
+
+OFF_TOPIC = 0.5  # a section whose sentences match the question at under half the best one's similarity (calibrated)
+
+
+def off_topic_sections(ranked: Sequence[tuple[Unit, float]], share: float = OFF_TOPIC) -> set[str]:
+    """The titles of the passages' sections (``section_title``) that are off the question: the best of their
+    sentences matches it at under ``share`` of the best sentence of all. The 0.5B often copies its passage past its
+    answer, into the next section ("## Client instances" after the redirect answer).
+
+    >>> u = lambda section: Unit(1, 0, "x", False, section=section)
+    >>> sorted(off_topic_sections([(u("Redirects"), 0.71), (u("Client instances"), 0.28), (u("`Timeouts`"), 0.5)]))
+    ['client instances']
+    """
+    best: dict[str, float] = {}
+    for unit, score in ranked:
+        title = section_title(unit.section)
+        best[title] = max(best.get(title, 0.0), score)
+    top = max(best.values(), default=0.0)
+    return {title for title, score in best.items() if title and score < share * top}
+
+
+def section_title(text: str) -> str:
+    """A heading's title as sections are compared: its words, in lower case, without ids or markup.
+
+    >>> section_title("## `Client` instances [1]"), section_title("Client instances")
+    ('client instances', 'client instances')
+    """
+    return strip_markup(strip_citations(text)).casefold()
 
 
 def _said(text: str) -> str:
@@ -312,7 +348,7 @@ def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Uni
     if said_not_found(sentences):
         return not_found(lang)
     if model_passes(sentences):
-        choice = verified(sentences, answer, [u for u, _ in ranked])
+        choice = verified(sentences, answer, [u for u, _ in ranked], off_topic_sections(ranked))
         if translate is not None:
             choice = translate(choice)
         return also_quoted(choice, ranked, lang, asked)

@@ -343,3 +343,29 @@ def test_the_quotes_after_a_checked_answer_leave_out_the_code_it_shows():
     choice = choose(sentences, answer, ranked, "en", "Does httpx follow redirects?")
     assert "> You can still enable them, but explicitly: [1]" in choice.text  # quoted: it says what the answer does not
     assert choice.text.count("follow_redirects=True") == 1  # its code is on screen already, in the answer
+
+
+def test_a_section_the_model_copied_past_its_answer_is_not_shown_when_it_is_off_the_question():
+    """Seen on the lesson's question: after the redirect answer, the 0.5B copied its passage on into
+    "## Client instances" (`requests.Session` and `httpx.Client`), which matches the question at 0.28 against 0.75."""
+    from repobot.engine.answer import off_topic_sections
+    from repobot.engine.support import HEADING
+
+    ranked = [(Unit(1, 0, "HTTPX does not follow redirects by default.", False, 1, "Redirects"), 0.75),
+              (Unit(1, 1, "The equivalent of requests.Session is httpx.Client.", False, 2, "Client instances"), 0.28),
+              (Unit(1, 2, "Proxies can be set on the client.", False, 3, "Proxies"), 0.5)]
+    answer = ("HTTPX does not follow redirects by default.\n\n## Client instances\n\n"
+              "The equivalent of requests.Session is httpx.Client.\n\n## Proxies\n\nProxies can be set on the client.")
+    sentences = [sentence("HTTPX does not follow redirects by default.", [], "uncited", 1),
+                 Support("## Client instances", [], "exempt", {}, None, HEADING),
+                 sentence("The equivalent of requests.Session is httpx.Client.", [], "uncited", 1),
+                 Support("## Proxies", [], "exempt", {}, None, HEADING),
+                 sentence("Proxies can be set on the client.", [], "uncited", 1)]
+    assert off_topic_sections(ranked) == {"client instances"}
+    choice = verified(sentences, answer, [u for u, _ in ranked], off_topic_sections(ranked))
+    assert choice.text == ("HTTPX does not follow redirects by default [1].\n\n**Proxies**\n\n"
+                           "Proxies can be set on the client [1].")  # the next section, on the question, is shown
+    assert "requests.Session" in verified(sentences, answer).text  # nothing is off the question without scores
+    first = [Support("## Client instances", [], "exempt", {}, None, HEADING)] + sentences[2:3]
+    opening = "## Client instances\n\nThe equivalent of requests.Session is httpx.Client."
+    assert "requests.Session" in verified(first, opening, [], {"client instances"}).text  # only after an answer
