@@ -162,7 +162,9 @@ OFF_TOPIC = 0.5  # a section whose sentences match the question at under half th
 def off_topic_sections(ranked: Sequence[tuple[Unit, float]], share: float = OFF_TOPIC) -> set[str]:
     """The titles of the passages' sections (``section_title``) that are off the question: the best of their
     sentences matches it at under ``share`` of the best sentence of all. The 0.5B often copies its passage past its
-    answer, into the next section ("## Client instances" after the redirect answer).
+    answer, into the next section ("## Client instances" after the redirect answer). On the httpx calibrate split,
+    7 of 68 checked answers had a passage's heading after their answer: the two sections under half (0.37 and 0.25
+    of the best) were beside the point; of the other five, three were on it (0.76 to 1.0) and two not (0.85, 0.98).
 
     >>> u = lambda section: Unit(1, 0, "x", False, section=section)
     >>> sorted(off_topic_sections([(u("Redirects"), 0.71), (u("Client instances"), 0.28), (u("`Timeouts`"), 0.5)]))

@@ -125,7 +125,8 @@ def faithful_form(sentence: str, translation: str) -> bool:
 
 def translated(choice: Choice, translations: Mapping[str, str]) -> Choice:
     """The answer with each shown prose sentence replaced by its translation (``translations``: bare sentence ->
-    its translation), where there is one that keeps the sentence's names; ids and code stay as they are. A
+    its translation), where there is one that keeps the sentence's names and negation (``faithful_form``); ids and
+    code stay as they are. A
     translation loses any ``<doc>`` tag the model wrote into it.
 
     >>> from .support import Support
