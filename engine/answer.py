@@ -122,6 +122,8 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
             continue
         start, end = found
         out.append(answer[position:start])
+        if copying and _HEADING_LINE.search(answer[position:start]):  # a heading too short to be read as a sentence
+            copying = False
         position = end
         if s.status == "exempt" and s.reason in (HEADING, UNBACKED_HEADING):
             copying = any(x is not None for x in shown) and section_title(s.text) in off_topic
@@ -156,6 +158,7 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
     return Choice("verified", close_open_fence(text), [x for x in shown if x is not None])
 
 
+_HEADING_LINE = re.compile(r"(?m)^ {0,3}#{1,6}\s")
 OFF_TOPIC = 0.5  # a section whose sentences match the question at under half the best one's similarity (calibrated)
 
 

@@ -59,6 +59,7 @@ class Language(NamedTuple):
     rules: Rules
     stopwords: frozenset[str] = frozenset()
     negations: tuple[str, ...] = ()  # whole words that make a sentence negative
+    negation_compounds: tuple[str, ...] = ()  # words holding one that are not negative (无论 "whatever", 不同)
     pointers: tuple[str, ...] = ()  # words that point back at an earlier turn ("it", "它"): a follow-up question
     openers: tuple[str, ...] = ()  # how a follow-up may begin ("and", "what about", "那")
 
@@ -72,7 +73,8 @@ def _load() -> dict[str, Language]:
         out[code] = Language(code, d["name"], d["escape"], d["deduction"], d["question_label"], d["quoted_label"],
                              d["also_label"], d["missing_label"], d["translation_example"],
                              d["translation_example_topic"], d["question_example"], rules,
-                             frozenset(d["stopwords"]), tuple(d["negations"]), tuple(d["pointers"]), tuple(d["openers"]))
+                             frozenset(d["stopwords"]), tuple(d["negations"]), tuple(d.get("negation_compounds", ())),
+                             tuple(d["pointers"]), tuple(d["openers"]))
     return out
 
 
@@ -227,14 +229,18 @@ _NEGATION = re.compile(
     re.I,
 )
 _ASSIGNMENT = re.compile(r"\w+\s*=\s*\w+")
+_NOT_NEGATIONS = re.compile("|".join(sorted({w for lang in LANGUAGES.values() for w in lang.negation_compounds})) or "(?!)")
 
 
 def negated(text: str) -> bool:
     """Whether a sentence is negative, in any answer language ("does not", "n'est pas", "不会").
 
-    Code is not prose: ``timeout=None`` and backticked spans are not negations.
+    Code is not prose: ``timeout=None`` and backticked spans are not negations, nor a word that only holds one
+    (无论 "whatever", 不同 "different").
 
     >>> negated("HTTPX does not follow redirects."), negated("Pass `timeout=None`."), negated("默认不会跟随")
     (True, False, True)
+    >>> negated("无论哪种编码都会被解码。"), negated("タイムアウトなしで送信されます。")
+    (False, True)
     """
-    return bool(_NEGATION.search(_ASSIGNMENT.sub(" ", strip_inline_code(text))))
+    return bool(_NEGATION.search(_NOT_NEGATIONS.sub(" ", _ASSIGNMENT.sub(" ", strip_inline_code(text)))))

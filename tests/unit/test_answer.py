@@ -366,6 +366,9 @@ def test_a_section_the_model_copied_past_its_answer_is_not_shown_when_it_is_off_
     assert choice.text == ("HTTPX does not follow redirects by default [1].\n\n**Proxies**\n\n"
                            "Proxies can be set on the client [1].")  # the next section, on the question, is shown
     assert "requests.Session" in verified(sentences, answer).text  # nothing is off the question without scores
+    short = answer.replace("## Proxies", "## SSL")  # a heading too short to be a sentence still ends the section
+    assert verified(sentences[:3] + sentences[4:], short, [], {"client instances"}).text.endswith(
+        "## SSL\n\nProxies can be set on the client [1].")
     first = [Support("## Client instances", [], "exempt", {}, None, HEADING)] + sentences[2:3]
     opening = "## Client instances\n\nThe equivalent of requests.Session is httpx.Client."
     assert "requests.Session" in verified(first, opening, [], {"client instances"}).text  # only after an answer

@@ -134,6 +134,7 @@ def test_a_translation_that_loses_the_negation_is_asked_again_and_never_shown():
     kept = translate_sentences(lambda messages, cap: "最大连接数，或 `None` 表示无限制。", [limit], "en", "zh", 96)
     assert kept == {limit: "最大连接数，或 `None` 表示无限制。"}  # 无 ("no") is a negation too
 
+    assert translate_sentences(lambda messages, cap: flipped, [sentence], "en", "zh", 96) == {}  # nor checked as such
     answer = Choice("verified", f"{sentence[:-1]} [1].", [Support(f"{sentence[:-1]} [1].", [1], "supported", {}, None, "")])
     shown = shown_in(lambda messages, cap: flipped, answer, "en", "zh")  # both tries lose it: shown as checked
     assert shown.text == answer.text and shown.sentences[0].checked_as is None
