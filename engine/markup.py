@@ -42,10 +42,11 @@ def paragraphs(text: str) -> list[str]:
         stripped = line.strip()
         directive = DIRECTIVE.match(stripped) or ADMONITION.match(stripped)  # the generator's, not prose
         new_block = not stripped or stripped.startswith(("#", "-", "|", ">")) or _ITEM.match(stripped)
-        if (new_block or directive or _BREAK.match(stripped)) and current:
+        rule = _BREAK.match(stripped)
+        if (new_block or directive or rule) and current:
             out.append(" ".join(current))
             current = []
-        if _BREAK.match(stripped):
+        if rule:
             continue
         if directive:  # a marker goes; text on its line ("!!! warning Reuse one client.") is a paragraph's start
             current = [rest] if (rest := ADMONITION.sub("", stripped)) and rest != stripped else []
