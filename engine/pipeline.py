@@ -24,7 +24,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator, NamedTuple, Sequence
+from typing import Generator, Iterator, NamedTuple, Sequence
 
 from .answer import choose, lacking_subject, not_found
 from .check import check_citations
@@ -67,14 +67,25 @@ class Search(NamedTuple):
         return self.rewritten or self.standalone
 
 
-class Draft(NamedTuple):
-    """What every draft of one answer shares: the language the model writes in, and how its answer is checked."""
+class Framed(NamedTuple):
+    """A question made ready for the model: what it is asked and in which language it writes, how its answer is
+    checked, and whether the gate lets it try."""
 
+    put: str  # the question as the model reads it
     writes_in: str  # the language the model writes in
+    queries: list[str]  # what the passages' sentences are ranked against: the question and its rewrite
+    asked_text: str  # what a quote should name something beyond
     checker: SupportChecker
     ranked: list[tuple[Unit, float]]
-    asked_text: str
     judged: GateResult
+    refused: bool  # the gate found the question's subject missing: the fixed phrase, no model call
+
+
+class Draft(NamedTuple):
+    """What every draft of one answer shares: the framed question (its checker over the passages the model read),
+    the answer's cap, its cancel flag and when it was asked."""
+
+    framed: Framed
     max_tokens: int
     cancel: threading.Event
     started: float  # perf_counter() when the question was asked
@@ -190,26 +201,11 @@ class Pipeline:
             notes.append(unanswered)  # a Korean question gets an English answer, and is told why
         found = self._search(question, options, earlier)
         index = self.collection.index
-        hits, rewritten = widen(found.hits, index.chunks, options.read), found.rewritten
+        hits = widen(found.hits, index.chunks, options.read)
         timings = Timings(retrieve_ms=(time.perf_counter() - started) * 1000)
-
-        asked = found.standalone or question  # what the model is asked: the passages alone explain no "it"
-        into = answer_language(index.primary_language).code  # German docs: the model can only write English
-        asked_in = detect_language(asked)  # otherwise the rewrite is the lesson's search terms, which are no question
-        translation = rewritten if needs_translation(asked_in, index.primary_language) else None
-        put, writes_in = model_question(asked, translation, asked_in, lang, into)
-        texts = [h.chunk.text for h in hits]
-        checker, ranked = self.checker(put, [asked, rewritten or ""], hits, index.chunks)
-        asked_text = f"{asked} {rewritten or ''}"  # what a quote should name something beyond
-        written = " ".join([q for q, _ in earlier] + [question])  # only a name the user wrote can be missing
-        verdict_gate = gate(asked, texts, index, rewritten=rewritten, written=written,
-                            same_language=typed_in == index.primary_language)
-        refused = options.gate and not verdict_gate.covered
-        style = options.prompt_style
-        if not refused:  # a refused question gets the fixed phrase whatever the answer's cap
-            self._check_room(put, writes_in, style, options.max_tokens)
+        framed = self._frame(question, found, hits, lang, options, earlier)
         yield Retrieved(hits)
-        preview = extractive(ranked, lang, asked=asked_text)
+        preview = extractive(framed.ranked, lang, asked=framed.asked_text)
         if preview:
             timings.first_content_ms = (time.perf_counter() - started) * 1000
             yield Preview(preview)
@@ -219,41 +215,65 @@ class Pipeline:
             notes.append(f"Still embedding this folder: {done:,} of {index.size:,} passages are searched by meaning so "
                          "far; the others were found by their words alone (BM25).")
         answer = Answer(question, lang, self.models.llm_label, [], hits, searched_for=found.searched_for or question,
-                        notes=notes + self.collection.notes, timings=timings, evidence=evidence(ranked))
-        if refused:
+                        notes=notes + self.collection.notes, timings=timings, evidence=evidence(framed.ranked))
+        if framed.refused:
             choice = not_found(lang)
             answer.final_answer, answer.verdict, answer.stop_reason = choice.text, choice.verdict, "gate"
-            answer.missing_terms = verdict_gate.missing
-            timings.total_ms = (time.perf_counter() - started) * 1000
-            yield Done(answer)
-            return
+            answer.missing_terms = framed.judged.missing
+        else:
+            answer = yield from self._drafts(answer, framed, options, cancel or threading.Event(), started)
+        timings.total_ms = (time.perf_counter() - started) * 1000
+        yield Done(answer)
 
+    def _frame(self, question: str, found: Search, hits: list[Hit], lang: str, options: AskOptions,
+               earlier: Sequence[tuple[str, str]]) -> Framed:
+        """What the model is asked, in which language, how its answer is checked, and whether the gate lets it try."""
+        index = self.collection.index
+        asked = found.standalone or question  # what the model is asked: the passages alone explain no "it"
+        into = answer_language(index.primary_language).code  # German docs: the model can only write English
+        asked_in = detect_language(asked)  # otherwise the rewrite is the lesson's search terms, which are no question
+        translation = found.rewritten if needs_translation(asked_in, index.primary_language) else None
+        put, writes_in = model_question(asked, translation, asked_in, lang, into)
+        queries = [asked, found.rewritten or ""]
+        checker, ranked = self.checker(put, queries, hits, index.chunks)
+        written = " ".join([q for q, _ in earlier] + [question])  # only a name the user wrote can be missing
+        judged = gate(asked, [h.chunk.text for h in hits], index, rewritten=found.rewritten, written=written,
+                      same_language=detect_language(question) == index.primary_language)
+        refused = options.gate and not judged.covered
+        if not refused:  # a refused question gets the fixed phrase whatever the answer's cap
+            self._check_room(put, writes_in, options.prompt_style, options.max_tokens)
+        asked_text = f"{asked} {found.rewritten or ''}"  # what a quote should name something beyond
+        return Framed(put, writes_in, queries, asked_text, checker, ranked, judged, refused)
+
+    def _drafts(self, answer: Answer, framed: Framed, options: AskOptions, cancel: threading.Event,
+                started: float) -> Generator[Event, None, Answer]:
+        """The model's draft, and a second one (the question read first) when the check fails the first; returns the
+        answer shown."""
+        style, llm, hits = options.prompt_style, self.models.llm, answer.retrieved
         again = style._replace(ask_first=True) if options.retry and not style.ask_first else None  # the second draft's
-        llm = self.models.llm
-        passages, trim_notes = fit_passages(put, prompt_passages(hits, ranked, options.trim), lang=writes_in,
-                                            style=style, count_tokens=llm.count_tokens, n_ctx=llm.n_ctx,
-                                            max_tokens=options.max_tokens)
+        passages, trim_notes = fit_passages(framed.put, prompt_passages(hits, framed.ranked, options.trim),
+                                            lang=framed.writes_in, style=style, count_tokens=llm.count_tokens,
+                                            n_ctx=llm.n_ctx, max_tokens=options.max_tokens)
         answer.notes += trim_notes
         if len(passages) < len(hits):  # the checker and the quotes may cite only the passages the model read
-            checker, ranked = self.checker(put, [asked, rewritten or ""], hits[: len(passages)], index.chunks)
+            checker, ranked = self.checker(framed.put, framed.queries, hits[: len(passages)],
+                                           self.collection.index.chunks)
+            framed = framed._replace(checker=checker, ranked=ranked)
         answer.retrieved = hits[: len(passages)]
-        cancel = cancel or threading.Event()
-        draft = Draft(writes_in, checker, ranked, asked_text, verdict_gate, options.max_tokens, cancel, started)
+        draft = Draft(framed, options.max_tokens, cancel, started)
         before = list(answer.notes)
-        yield from self._write(answer, draft, build_messages(put, passages, lang=writes_in, style=style))
+        yield from self._write(answer, draft, build_messages(framed.put, passages, lang=framed.writes_in, style=style))
         failed = again is not None and answer.verdict == "extractive" and not cancel.is_set()
-        retold = build_messages(put, passages, lang=writes_in, style=again) if failed else None
+        retold = build_messages(framed.put, passages, lang=framed.writes_in, style=again) if failed else None
         if retold and fits(retold, llm.count_tokens, llm.n_ctx, options.max_tokens):
             second = replace(answer, notes=list(before), attempts=2)
             yield from self._write(second, draft, retold)
             if second.verdict == "verified":
-                answer = second
-                answer.notes.append(SECOND_DRAFT)
-            else:
-                answer.attempts = 2
-                answer.notes.append(SECOND_FAILED)
-        timings.total_ms = (time.perf_counter() - started) * 1000
-        yield Done(answer)
+                second.notes.append(SECOND_DRAFT)
+                return second
+            answer.attempts = 2
+            answer.notes.append(SECOND_FAILED)
+        return answer
 
     def _check_room(self, question: str, lang: str, style, max_tokens: int) -> None:
         """Refuse an answer cap the model's context cannot hold before anything is shown (``repobot ask`` printed
@@ -274,7 +294,8 @@ class Pipeline:
             timings.prompt_tokens = prompt_tokens(answer.prompt, self.models.llm.count_tokens)
         generation = Generation(self.models.llm, answer.prompt, max_tokens=draft.max_tokens, cancel=draft.cancel,
                                 echo=WHOLE_TAG)
-        yield Drafting(draft.writes_in, answer.language, answer.attempts)
+        framed = draft.framed
+        yield Drafting(framed.writes_in, answer.language, answer.attempts)
         with self.models.lock:
             for piece in generation:
                 yield Token(piece)
@@ -284,8 +305,8 @@ class Pipeline:
         answer.stop_reason = generation.stop_reason
         if generation.stop_reason in ("repetition", "length", "cancelled"):
             answer.notes.append(f"Generation stopped: {generation.stop_reason}.")
-        self.finish(answer, generation.text, draft.checker, draft.ranked, self.collection.index.primary_language,
-                    draft.asked_text, draft.judged, written_in=draft.writes_in)
+        self.finish(answer, generation.text, framed.checker, framed.ranked, self.collection.index.primary_language,
+                    framed.asked_text, framed.judged, written_in=framed.writes_in)
 
     def checker(self, put: str, queries: Sequence[str], hits: Sequence[Hit],
                 chunks: Sequence) -> tuple[SupportChecker, list[tuple[Unit, float]]]:
