@@ -113,6 +113,7 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
     before = None  # the prose line shown just before the sentence at hand, if the one before it was shown
     valid = {u.pid for u in units} or None
     copying = False  # within a section off the question that the model copied after its answer
+    later: list[tuple[int, int, Unit]] = []  # code a shown line introduces, which the model wrote further on
     for n, s in enumerate(sentences):
         found = _locate(answer, s.text, position)
         if found is None:
@@ -138,15 +139,20 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
         shown.append(kept)
         following = sentences[n + 1] if n + 1 < len(sentences) else None
         code = introduced_code(kept, units) if following is None or not following.is_code else None
-        if code is not None and not shows_code(shown, code.text) and code.text not in answer[position:]:
-            out.append(f"\n\n```\n{code.text}\n```\n")
-            shown.append(Support(code.text, [code.pid], "supported", {code.pid: 1.0}, None,
-                                 f"Copied from passage [{code.pid}]: the sentence before introduces it.", True, "checker"))
+        missing = code is not None and not shows_code(shown, code.text)
+        if missing and code.text not in answer[position:]:
+            _show_code(code, len(out), len(shown), out, shown)
             before = None
-        elif kept.reason == LEAD:
+            continue
+        if missing:  # the model writes it further on: shown here at the end if that part of its answer is not shown
+            later.append((len(out), len(shown), code))
+        if kept.reason == LEAD:
             lead = (len(out) - 1, len(shown) - 1)
     if lead is not None:  # the answer ends on it
         _end_lead(lead, out, shown)
+    for at, place, code in reversed(later):
+        if shown[place - 1] is not None and not shows_code(shown, code.text):  # its line is still shown
+            _show_code(code, at, place, out, shown)
     out.append(answer[position:])
     text = drop_empty_code_blocks("".join(out))  # code blocks emptied by unsupported code
     text = outside_code(text, lambda prose: without_tag_lines(without_directives(prose)))  # "/// tip", "<br>"
@@ -211,6 +217,14 @@ def _shown_here(kept: Support | None, sentences: Sequence[Support], shown: Seque
     if kept.status != "exempt" and any(x and _said(kept.text) == _said(x.text) for x in shown):
         return None
     return kept
+
+
+def _show_code(code: Unit, at: int, place: int, out: list[str], shown: list[Support | None]) -> None:
+    """Show the passage's code block ``code`` at ``at`` in ``out`` (and ``place`` in ``shown``), cited by the checker."""
+    out.insert(at, f"\n\n```\n{code.text}\n```\n")
+    shown.insert(place, Support(code.text, [code.pid], "supported", {code.pid: 1.0}, None,
+                                f"Copied from passage [{code.pid}]: the sentence before introduces it.", True,
+                                "checker"))
 
 
 def _end_lead(lead: tuple[int, int], out: list[str], shown: list[Support | None]) -> None:

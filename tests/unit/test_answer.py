@@ -372,3 +372,25 @@ def test_a_section_the_model_copied_past_its_answer_is_not_shown_when_it_is_off_
     first = [Support("## Client instances", [], "exempt", {}, None, HEADING)] + sentences[2:3]
     opening = "## Client instances\n\nThe equivalent of requests.Session is httpx.Client."
     assert "requests.Session" in verified(first, opening, [], {"client instances"}).text  # only after an answer
+
+
+def test_code_a_line_introduces_is_shown_under_it_when_the_model_wrote_it_only_in_a_section_not_shown():
+    """The model wrote the lead, copied an off-topic section, then the lead's block inside that section: the block,
+    not shown where it was, comes under its line (the review of 2026-12-06 found the line ending on a bare colon)."""
+    from repobot.engine.support import HEADING
+
+    units = [Unit(1, 0, "You can disable SSL verification completely like this:", False, 1, "SSL"),
+             Unit(1, 1, "httpx.get(url, verify=False)", True, 1, "SSL"),
+             Unit(2, 0, "The equivalent of requests.Session is httpx.Client.", False, 1, "Client instances")]
+    lead = "You can disable SSL verification completely like this:"
+    answer = (f"{lead}\n\n## Client instances\n\nThe equivalent of requests.Session is httpx.Client.\n\n"
+              "```\nhttpx.get(url, verify=False)\n```")
+    sentences = [Support(lead, [1], "supported", {1: 0.9}, None, ""),
+                 Support("## Client instances", [], "exempt", {}, None, HEADING),
+                 Support("The equivalent of requests.Session is httpx.Client.", [], "uncited", {2: 0.9}, 2, ""),
+                 Support("httpx.get(url, verify=False)", [], "supported", {1: 1.0}, 1, "Copied.", True)]
+    choice = verified(sentences, answer, units, {"client instances"})
+    assert choice.text == f"{lead[:-1]} [1]:\n\n```\nhttpx.get(url, verify=False)\n```"
+    assert [(s.is_code, s.cited_by) for s in choice.sentences] == [(False, "model"), (True, "checker")]
+    shown_there = verified(sentences, answer, units)  # nothing off the question: the model's block stays in place
+    assert shown_there.text.count("verify=False") == 1 and shown_there.text.endswith("verify=False)\n```")
