@@ -29,7 +29,7 @@ from .leads import backing, introduced_block, introduced_code, lead_alone, shows
 from .quote import Choice, also_quoted, extractive
 from .support import HEADING, LEAD, NOT_SHOWN, UNBACKED_HEADING, Support, Unit, shown_citations
 from .markup import strip_markup
-from .text import cite, close_open_fence, drop_empty_code_blocks, outside_code, strip_citations
+from .text import cite, close_open_fence, drop_empty_code_blocks, normalise_code, outside_code, strip_citations
 
 def claims(sentences: Sequence[Support]) -> list[Support]:
     return [s for s in sentences if s.status != "exempt"]
@@ -114,6 +114,7 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
     valid = {u.pid for u in units} or None
     copying = False  # within a section off the question that the model copied after its answer
     later: list[tuple[int, int, Unit]] = []  # code a shown line introduces, which the model wrote further on
+    waiting: list[tuple[int, int]] = []  # leads whose next line is not shown, left until their block is placed
     for n, s in enumerate(sentences):
         found = _locate(answer, s.text, position)
         if found is None:
@@ -131,7 +132,7 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
         kept = _shown_here(kept, sentences, shown)
         before = kept if kept is not None and not kept.is_code else None
         if lead is not None and kept is None:  # what the line before leads into is not shown
-            _end_lead(lead, out, shown)
+            _leave_lead(lead, later, waiting, out, shown)
         lead = None
         if kept is None:
             continue
@@ -149,10 +150,8 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
         if kept.reason == LEAD:
             lead = (len(out) - 1, len(shown) - 1)
     if lead is not None:  # the answer ends on it
-        _end_lead(lead, out, shown)
-    for at, place, code in reversed(later):
-        if shown[place - 1] is not None and not shows_code(shown, code.text):  # its line is still shown
-            _show_code(code, at, place, out, shown)
+        _leave_lead(lead, later, waiting, out, shown)
+    _place_later(later, waiting, out, shown)
     out.append(answer[position:])
     text = drop_empty_code_blocks("".join(out))  # code blocks emptied by unsupported code
     text = outside_code(text, lambda prose: without_tag_lines(without_directives(prose)))  # "/// tip", "<br>"
@@ -225,6 +224,40 @@ def _show_code(code: Unit, at: int, place: int, out: list[str], shown: list[Supp
     shown.insert(place, Support(code.text, [code.pid], "supported", {code.pid: 1.0}, None,
                                 f"Copied from passage [{code.pid}]: the sentence before introduces it.", True,
                                 "checker"))
+
+
+def _shows_within(shown: Sequence[Support | None], code: str) -> bool:
+    """Whether a shown code block holds this code (the model often joins two of a passage's blocks into one)."""
+    wanted = normalise_code(code)
+    return any(x is not None and x.is_code and wanted in normalise_code(x.text) for x in shown)
+
+
+def _place_later(later: Sequence[tuple[int, int, Unit]], waiting: Sequence[tuple[int, int]], out: list[str],
+                 shown: list[Support | None]) -> None:
+    """Each block a shown line introduces that the model wrote further on (``later``: its place in ``out`` and
+    ``shown``), when that part of the answer was not shown: it comes under its line. A line left ``waiting`` (what
+    follows it was not shown) whose block is shown further on ends as a sentence of its own (``_end_lead``)."""
+    moved = 0  # the blocks inserted so far, each one place in out and in shown
+    for at, place, code in later:  # in order: a block two lines introduce comes under the first
+        at, place = at + moved, place + moved
+        if shown[place - 1] is None:  # its line is not shown after all
+            continue
+        if not _shows_within(shown, code.text):
+            _show_code(code, at, place, out, shown)
+            moved += 1
+        elif (at - 1, place - 1) in [(a + moved, p + moved) for a, p in waiting]:
+            _end_lead((at - 1, place - 1), out, shown)
+
+
+def _leave_lead(lead: tuple[int, int], later: Sequence[tuple[int, int, Unit]], waiting: list[tuple[int, int]],
+                out: list[str], shown: list[Support | None]) -> None:
+    """What the line at ``lead`` leads into is not shown next. When the model wrote its block further on (``later``),
+    the line waits until the end, which puts that block under it unless it is shown; otherwise it ends now
+    (``_end_lead``)."""
+    if any((at - 1, place - 1) == lead for at, place, _ in later):
+        waiting.append(lead)
+    else:
+        _end_lead(lead, out, shown)
 
 
 def _end_lead(lead: tuple[int, int], out: list[str], shown: list[Support | None]) -> None:

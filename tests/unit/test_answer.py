@@ -394,3 +394,12 @@ def test_code_a_line_introduces_is_shown_under_it_when_the_model_wrote_it_only_i
     assert [(s.is_code, s.cited_by) for s in choice.sentences] == [(False, "model"), (True, "checker")]
     shown_there = verified(sentences, answer, units)  # nothing off the question: the model's block stays in place
     assert shown_there.text.count("verify=False") == 1 and shown_there.text.endswith("verify=False)\n```")
+    # a line ending in a colon, as the checker marks it (a lead), whose next line is skipped: it keeps its colon
+    as_lead = [sentences[0]._replace(status="exempt", reason=LEAD)] + sentences[1:]
+    assert verified(as_lead, answer, units, {"client instances"}).text == f"{lead}\n\n```\nhttpx.get(url, verify=False)\n```"
+    # the model's own block, further on and shown, holds the passage's block among other lines: not shown twice
+    joined = "import httpx\nhttpx.get(url, verify=False)"
+    answer = f"{lead} Verification is on by default.\n\n```\n{joined}\n```"
+    sentences = [sentences[0], Support("Verification is on by default.", [1], "supported", {1: 0.9}, None, ""),
+                 Support(joined, [], "supported", {1: 1.0}, 1, "Copied.", True)]
+    assert verified(sentences, answer, units).text.count("verify=False") == 1
