@@ -100,7 +100,8 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
     """The model's answer with only backed claims, citations corrected or added where the checker found them.
 
     A shown sentence that introduces code the model left out ("… like this:")
-    brings the code block that follows it in its passage, cited by the checker;
+    brings the code block that follows it in its passage, cited by the checker (as does one whose block the model
+    wrote only in a part of its answer that is not shown: ``_place_later``);
     under one the model put another block, that passage's block is shown (``introduced_block``).
     A line that leads into code that is not shown goes, or ends as a sentence of its own (``lead_alone``).
     A passage's heading the model copied after its answer, over a section off the question (``off_topic``, from
