@@ -115,7 +115,7 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
     valid = {u.pid for u in units} or None
     copying = False  # within a section off the question that the model copied after its answer
     later: list[tuple[int, int, Unit]] = []  # code a shown line introduces, which the model wrote further on
-    waiting: list[tuple[int, int]] = []  # leads whose next line is not shown, left until their block is placed
+    waiting: set[int] = set()  # the places in shown of leads whose next line is not shown, until their block is placed
     for n, s in enumerate(sentences):
         found = _locate(answer, s.text, position)
         if found is None:
@@ -233,30 +233,31 @@ def _shows_within(shown: Sequence[Support | None], code: str) -> bool:
     return any(x is not None and x.is_code and wanted in normalise_code(x.text) for x in shown)
 
 
-def _place_later(later: Sequence[tuple[int, int, Unit]], waiting: Sequence[tuple[int, int]], out: list[str],
+def _place_later(later: Sequence[tuple[int, int, Unit]], waiting: Collection[int], out: list[str],
                  shown: list[Support | None]) -> None:
     """Each block a shown line introduces that the model wrote further on (``later``: its place in ``out`` and
     ``shown``), when that part of the answer was not shown: it comes under its line. A line left ``waiting`` (what
     follows it was not shown) whose block is shown further on ends as a sentence of its own (``_end_lead``)."""
     moved = 0  # the blocks inserted so far, each one place in out and in shown
     for at, place, code in later:  # in order: a block two lines introduce comes under the first
+        line = place - 1  # its line's place in shown, before any block was inserted
         at, place = at + moved, place + moved
         if shown[place - 1] is None:  # its line is not shown after all
             continue
         if not _shows_within(shown, code.text):
             _show_code(code, at, place, out, shown)
             moved += 1
-        elif (at - 1, place - 1) in [(a + moved, p + moved) for a, p in waiting]:
+        elif line in waiting:
             _end_lead((at - 1, place - 1), out, shown)
 
 
-def _leave_lead(lead: tuple[int, int], later: Sequence[tuple[int, int, Unit]], waiting: list[tuple[int, int]],
+def _leave_lead(lead: tuple[int, int], later: Sequence[tuple[int, int, Unit]], waiting: set[int],
                 out: list[str], shown: list[Support | None]) -> None:
     """What the line at ``lead`` leads into is not shown next. When the model wrote its block further on (``later``),
     the line waits until the end, which puts that block under it unless it is shown; otherwise it ends now
     (``_end_lead``)."""
-    if any((at - 1, place - 1) == lead for at, place, _ in later):
-        waiting.append(lead)
+    if any(place - 1 == lead[1] for _, place, _ in later):
+        waiting.add(lead[1])
     else:
         _end_lead(lead, out, shown)
 

@@ -1,7 +1,7 @@
 """Pipeline: one question through the whole path, in order; every step is a function of its own module.
 
     clean -> rewrite (other language) -> retrieve -> quoted preview -> gate -> prompt -> generate
-          -> check (form, support) -> choose what is shown -> translate it (other language)
+          -> check (form, support) -> choose what is shown -> translate it (other language): conclude.py
           (a draft the check fails is written once more, the question read first: AskOptions.retry)
 
 A question in another language than the documents' is answered in theirs, to
@@ -26,15 +26,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Generator, Iterator, NamedTuple, Sequence
 
-from .answer import choose, lacking_subject, not_found
-from .check import check_citations
+from .answer import not_found
 from .collection import Collection
-from .copied import WHOLE_TAG, without_example
+from .conclude import conclude
+from .copied import WHOLE_TAG
 from .events import Done, Drafting, Event, Preview, Retrieved, Token
 from .gate import GateResult, gate
 from .generate import Generation, Messages
 from .languages import answer_language, detect_language, needs_translation, not_answered_note
-from .names import unmade_rankings
 from .options import AskOptions, check_options, clean_question
 from .prompt import (
     Piece, build_messages, fit_passages, fits, link_text, passage_room, prompt_tokens, trim_passage,
@@ -48,7 +47,7 @@ from .rewrite import (
     translation_messages,
 )
 from .support import SupportChecker, Unit
-from .translate import for_the_check, model_question, shown_in, translated_note, untranslated, untranslated_note
+from .translate import model_question
 
 SECOND_DRAFT = ("Second draft: the first one was not backed by the passages, so the model wrote again, reading the "
                 "question before them.")
@@ -305,8 +304,8 @@ class Pipeline:
         answer.stop_reason = generation.stop_reason
         if generation.stop_reason in ("repetition", "length", "cancelled"):
             answer.notes.append(f"Generation stopped: {generation.stop_reason}.")
-        self.finish(answer, generation.text, framed.checker, framed.ranked, self.collection.index.primary_language,
-                    framed.asked_text, framed.judged, written_in=framed.writes_in)
+        conclude(answer, generation.text, framed.checker, framed.ranked, self.collection.index.primary_language,
+                 framed.asked_text, self._complete, framed.judged, written_in=framed.writes_in)
 
     def checker(self, put: str, queries: Sequence[str], hits: Sequence[Hit],
                 chunks: Sequence) -> tuple[SupportChecker, list[tuple[Unit, float]]]:
@@ -315,37 +314,6 @@ class Pipeline:
         checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits], question=put,
                                  sections=[opening_section(h, chunks) for h in hits])
         return checker, checker.rank_units(queries)
-
-    def finish(self, answer: Answer, model_answer: str, checker: SupportChecker, ranked, corpus_language: str,
-               asked_text: str, judged: GateResult = GateResult(True, [], []), written_in: str | None = None) -> None:
-        """Check the model's answer (form and support) and choose what the user is shown; ``asked_text`` is the
-        question text the preview's quotes were chosen against, so the final quotes are chosen the same way;
-        ``judged`` is the gate's verdict: the question's terms the documents lack, which it let through, and
-        whether the question names anything else specific that they have; ``written_in``: the language the model
-        wrote in (the answer's, unless it answered in the documents' language to be translated after)."""
-        answer.model_answer = model_answer  # as written; what is checked leaves out a paste of the worked example
-        model_answer = without_example(model_answer)
-        answer.check = check_citations(model_answer, len(answer.retrieved))
-        into = answer_language(corpus_language).code  # German docs: the model can only give English, as is
-        written_in = written_in or answer.language
-        more_calls = answer.stop_reason != "cancelled"  # Stop means no more model calls
-        translations = (for_the_check(self._complete, model_answer, written_in, into)
-                        if written_in != into and more_calls else {})
-        answer.sentences = checker.check_answer(model_answer, translations, judged.bystanders)
-        # what a failed answer may not be about: names the documents lack (unless the question also names something
-        # they have: "Django" beside WSGITransport is the user's setup), and rankings no passage makes ("faster")
-        lacking = ([] if judged.anchored else judged.bystanders) + unmade_rankings(checker.question, checker.passages)
-        wanted = written_in != answer.language and more_calls
-        translate = (lambda shown: shown_in(self._complete, shown, written_in, answer.language)) if wanted else None
-        choice = choose(answer.sentences, model_answer, ranked, answer.language, asked_text, lacking,
-                        translate=translate)
-        answer.verdict, answer.final_answer, answer.final_sentences = choice
-        if translate is not None and any(s.checked_as for s in choice.sentences):
-            answer.notes.append(translated_note(written_in, answer.language))
-        if translate is not None and choice.verdict == "verified" and (kept := untranslated(choice)):
-            answer.notes.append(untranslated_note(kept, written_in, answer.language))
-        if choice.verdict == "not_found":
-            answer.missing_terms = lacking_subject(model_answer, lacking)
 
     def _complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
         """A short call (a rewrite, a translation), in the model's second context (registry.side_context)."""
