@@ -221,7 +221,7 @@ def _shown_here(kept: Support | None, sentences: Sequence[Support], shown: Seque
 
 def _show_code(code: Unit, at: int, place: int, out: list[str], shown: list[Support | None]) -> None:
     """Show the passage's code block ``code`` at ``at`` in ``out`` (and ``place`` in ``shown``), cited by the checker."""
-    out.insert(at, f"\n\n```\n{code.text}\n```\n")
+    out.insert(at, f"\n\n```\n{code.text}\n```\n\n")  # what follows starts a paragraph of its own
     shown.insert(place, Support(code.text, [code.pid], "supported", {code.pid: 1.0}, None,
                                 f"Copied from passage [{code.pid}]: the sentence before introduces it.", True,
                                 "checker"))

@@ -134,6 +134,11 @@ def test_a_sentence_introducing_code_brings_the_code_the_model_left_out():
     assert choice.text == "You can enable them per request [1]:\n\n```\nclient.get(url, follow_redirects=True)\n```"
     code = choice.sentences[-1]
     assert code.is_code and code.cited == [1] and code.cited_by == "checker"
+    # a sentence after the line, on the same line, starts a paragraph under the block, with no stray space
+    then = "Redirects are off by default [1]."
+    choice = verified([sentence(answer, [1], "supported"), sentence(then, [1], "supported")], f"{answer} {then}",
+                      [u for u, _ in RANKED])
+    assert choice.text.endswith(f"follow_redirects=True)\n```\n\n{then}")
 
 
 def test_code_under_a_line_shows_the_block_that_line_introduces_in_its_passage():
