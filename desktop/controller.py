@@ -1,42 +1,34 @@
-"""The controller: everything the window knows, and no widgets.
+"""The controller: the one object the window talks to, and no widgets.
 
-It holds the collections and settings, the conversation's turns, the question
-waiting for an index or the models, and the folder watcher; it sends engine
-work to the one ``TaskRunner`` and tells the panels what happened through
-signals. Everything it does can be driven from a test without a window.
+It asks the questions: it sends them to the folder's pipeline on the one
+``TaskRunner`` (a question asked while the folder is indexed or the models
+load waits for them), streams the answer's progress to the panels and keeps
+the answer in the conversation it was asked in. The collections, the
+settings, the models and the indexes are the ``Library``'s (library.py): the
+Controller owns it and lends the window its signals and names.
+Everything it does can be driven from a test without a window.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from repobot.engine.pipeline import AskOptions, Done, Drafting, Preview, Retrieved, Token
 
-from repobot.engine.config import default_corpus
-from repobot.engine.errors import RepoBotError
-from repobot.engine.load import window_folder_problem
-from repobot.engine.pipeline import AskOptions, Done, Drafting, Pipeline, Preview, Retrieved, Token
-from repobot.engine.registry import ModelSet
-from repobot.engine.store import writable_data_dir
-
-from .conversation import Conversation, Live, Ticket, Turn
+from .conversation import Live, Ticket, Turn
+from .library import Library
 from .qt import QObject, Signal
-from .reports import IndexReport, index_report
-from .settings import Settings, SettingsStore
-from .tasks import BACKGROUND, Busy, TaskRunner
-from .watch import FolderWatcher
+from .settings import SettingsStore
+from .tasks import Busy, TaskRunner
+
+
+def _library(name: str) -> property:
+    """A name of the Library's, read through the Controller: the window, the app and the tests use it here."""
+    return property(lambda self: getattr(self.library, name), doc=f"``Library.{name}``, read through the Controller.")
 
 
 class Controller(QObject):
-    status = Signal(str)
-    error = Signal(str)  # "" clears it
-    notice = Signal(str)  # news in the error's place, not a problem
-    models_ready = Signal(str)
-    models_failed = Signal(str)
-    progress = Signal(str, str, int, int)  # root, stage, done, total
-    indexed = Signal(str, object)  # root, IndexReport
-    index_failed = Signal(str)
-    indexing = Signal(str)  # root
+    """Asks the questions, and is the window's way to the Library's collections, models and indexes."""
+
     asking = Signal(str)  # the question, as it is sent to the model
-    collections_changed = Signal()
     retrieved = Signal(object, object)  # root, [Hit]
     preview = Signal(object)  # Choice
     drafting = Signal(str)  # the line above the streamed text: the language the model writes in
@@ -48,264 +40,57 @@ class Controller(QObject):
     def __init__(self, *, corpus: str | None = None, model: str | None = None, store: SettingsStore | None = None,
                  embedder: str | None = None, parent: QObject | None = None):
         super().__init__(parent)
-        self.store = store or SettingsStore()
-        self.settings: Settings = self.store.load()
-        if model:
-            self.settings = self.settings._replace(model=model)
-        self.bundled = str(default_corpus().resolve())
-        if corpus:
-            self._add(str(Path(corpus).expanduser().resolve()))
-        self.models = ModelSet(self.settings.model or None, embedder)
-        self.models_ok = False
-        self.pending_question = ""  # asked while indexing or loading: sent once both are done
-        self.conversation = Conversation(lambda root: self.pipeline(root).collection.history, lambda: self.active,
-                                         parent=self)
-        self.conversation.error.connect(self.error)
-        self.conversation.status.connect(self.status)
-        self.indexed_reports: dict[str, IndexReport] = {}
-        self.index_message = ""  # the problems of the last index shown, cleared when an index is clean
-        self._pipelines: dict[str, Pipeline] = {}
-        self._embedding: dict[str, int] = {}  # folder -> its background embedding job
         self.tasks = TaskRunner(self)
         self.tasks.busy_changed.connect(self.busy_changed)
-        self.watcher = FolderWatcher(self)
-        self.watcher.changed.connect(self.reindex_changed)
+        self.library = Library(self.tasks, corpus=corpus, model=model, store=store, embedder=embedder, parent=self)
+        self.library.ready.connect(self.ask_pending)
+        self.library.stopped.connect(self._index_stopped)
+        self.conversation = self.library.conversation
+        self.pending_question = ""  # asked while indexing or loading: sent once both are done
 
     def start(self) -> None:
         """Load the models in the background, index the active folder and list its conversations."""
-        if self.store.problem:
-            self.error.emit(self.store.problem)
-        self.load_models()
-        self.index(self.active)
-        self.conversation.list()
+        self.library.start()
 
     def shutdown(self) -> None:
+        """Stop every job and the worker thread."""
         self.tasks.shutdown()
 
     @property
     def busy(self) -> Busy:
+        """The foreground work going on (``TaskRunner.busy``)."""
         return self.tasks.busy
 
-    # -- collections ---------------------------------------------------------------------------
-    @property
-    def collections(self) -> list[str]:
-        return [self.bundled] + [c for c in self.settings.collections if c != self.bundled]
-
-    @property
-    def active(self) -> str:
-        return self.settings.active if self.settings.active in self.collections else self.bundled
-
-    def _add(self, folder: str) -> None:
-        if folder != self.bundled and folder not in self.settings.collections:
-            self.settings = self.settings._replace(collections=self.settings.collections + (folder,))
-        self.settings = self.settings._replace(active=folder)
-
-    def add_collection(self, folder: str) -> None:
-        """Add a folder, make it active and index it (an empty folder shows its error)."""
-        problem = window_folder_problem(folder)
-        if problem:
-            self.error.emit(problem)
-            return
-        self._add(str(Path(folder).expanduser().resolve()))
-        self.save_settings()
-        self.collections_changed.emit()
-        self.index(self.active)
-
-    def remove_collection(self, root: str) -> bool:
-        """Forget a folder: its index is no longer used, and its files are no longer watched."""
-        if root == self.bundled:
-            self.error.emit("The bundled user guide cannot be removed.")
-            return False
-        was_active = self.active == root
-        self.settings = self.settings._replace(
-            collections=tuple(c for c in self.settings.collections if c != root),
-            active="" if was_active else self.settings.active,
-        )
-        self.indexed_reports.pop(root, None)
-        self._pipelines.pop(root, None)
-        self.watcher.forget(root)
-        self.save_settings()
-        self.collections_changed.emit()
-        if was_active:  # the user guide comes on screen, with a conversation of its own
-            self.conversation.new()
-            self.index(self.active)
-        return True
-
-    def set_active(self, root: str) -> None:
-        if root != self.active:
-            self.settings = self.settings._replace(active=root)
-            self.save_settings()
-            self.collections_changed.emit()
-            self.conversation.new()
-            self.index(root)
-
-    def save_settings(self, **changes) -> None:
-        self.settings = self.settings._replace(**changes)
-        try:
-            self.store.save(self.settings)
-        except OSError as err:
-            self.error.emit(f"Settings could not be saved ({err.strerror}); check that {self.store.path.parent} is writable.")
-
-    def pipeline(self, root: str) -> Pipeline:
-        key = str(Path(root).resolve())
-        if key not in self._pipelines:
-            self._pipelines[key] = Pipeline(key, models=self.models)
-        return self._pipelines[key]
-
-    # -- models ------------------------------------------------------------------------------------
-    def load_models(self) -> None:
-        """Load the embedder and the chosen model on the worker, after any answer being written (which holds it)."""
-        models, chosen = self.models, self.settings.model or None
-
-        def work(_context):
-            if models.llm_name != chosen:
-                models.use_llm(chosen)
-            _ = models.embedder
-            name = models.llm.name
-            _ = models.side_llm  # the second context, for rewrites and translations (registry.side_context)
-            return name
-
-        self.models_ok = False
-        self.status.emit("Loading the models…")
-        self.tasks.submit(Busy.LOADING, work, on_done=self._models_loaded, on_failed=self._models_failed)
-
-    def choose_model(self, model: str) -> None:
-        self.save_settings(model=model)
-        self.load_models()
-
-    def _models_loaded(self, name: str) -> None:
-        self.models_ok = True
-        self.status.emit(f"Ready — {name}")
-        self.models_ready.emit(name)
-        self.ask_pending()
-        self.prepare(self.active)
-
-    def prepare(self, root: str) -> None:
-        """While the user types, have the model read ahead what the active folder's prompts begin with
-        (``Pipeline.preparing``): the first answer's first token then comes 2.4 s sooner. In the background: a
-        question goes first, between its steps; Stop stops it. A failure here is met again, and shown, when a
-        question is asked."""
-        pipe = self.pipeline(root)
-
-        def work(context):
-            if self.models_ok:  # not after a model switch that failed meanwhile: that model is not loaded again
-                yield from pipe.preparing(cancel=context.cancel)
-
-        if self.models_ok and root == self.active and pipe.collection.loaded:
-            self.tasks.submit(Busy.PREPARING, work, on_failed=lambda _message: None)
-
-    def _models_failed(self, message: str) -> None:
-        self.error.emit(message)
-        self.status.emit("Models not loaded — see the message above")
-        self.models_failed.emit(message)
-
-    # -- indexing ----------------------------------------------------------------------------------
-    def index(self, root: str) -> None:
-        """Make a folder searchable (BM25, in seconds), then embed it in the background."""
-        collection = self.pipeline(root).collection
-
-        def work(context):
-            report = collection.update(progress=lambda stage, done, total: context.emit((stage, done, total)),
-                                       cancelled=context.cancelled, embed=False)
-            return index_report(collection, report)
-
-        if root in self._embedding:  # embedding the index this replaces would save a stale one; others go on
-            self.tasks.cancel_job(self._embedding.pop(root))
-        try:  # an index saved before still answers, but nothing new could be kept: said now, not after an answer
-            writable_data_dir()
-        except RepoBotError as err:
-            self.error.emit(f"{err} Until then, answers are shown but not saved.")
-        self.status.emit(f"Indexing {Path(root).name}…")
-        self.indexing.emit(root)
-        self.tasks.submit(Busy.INDEXING, work, on_event=lambda p: self.progress.emit(root, *p),
-                          on_done=lambda report: self._indexed(root, report),
-                          on_failed=lambda message: self._index_failed(root, message))
-
-    def choose_languages(self, root: str, languages: list[str]) -> None:
-        """Index only these languages of a translated tree from now on (remembered for the folder), then re-index."""
-        try:
-            self.pipeline(root).collection.choose_languages(languages)
-        except RepoBotError as err:  # the data folder cannot be written: the choice and the index stay as they were
-            self.error.emit(str(err))
-            return
-        self.index(root)
-
-    def embed(self, root: str) -> None:
-        """Embed what the folder's index still lacks, giving way to every question; dense search grows as it goes."""
-        collection = self.pipeline(root).collection
-
-        def work(context):
-            for done, total in collection.embed_steps(cancelled=context.cancelled):
-                yield "embed", done, total
-
-        def finished(_result):
-            report = self.indexed_reports.get(root)
-            if report is not None:
-                self.indexed_reports[root] = report._replace(pending=0)
-                self.indexed.emit(root, self.indexed_reports[root])
-            self.status.emit(f"{Path(root).name}: every passage is embedded; hybrid search covers the whole folder.")
-
-        self._embedding[root] = self.tasks.submit(Busy.EMBEDDING, work, on_event=lambda p: self.progress.emit(root, *p),
-                                                  on_done=finished, on_failed=lambda message: self.status.emit(message))
-
-    def _indexed(self, root: str, report: IndexReport) -> None:
-        if root not in self.collections:  # removed while it was being indexed
-            return
-        moved = self._moved_here(root)
-        report = report._replace(notes=tuple(n for n in report.notes if n != moved))  # news, not a problem
-        self.indexed_reports[root] = report
-        self.watcher.watch(root, report.sources)
-        if report.problems or report.notes:
-            problems = f"{len(report.problems)} file(s) had problems: " + "; ".join(report.problems[:3])
-            self.index_message = " ".join(((moved,) if moved else ()) + report.notes
-                                          + ((problems,) if report.problems else ()))
-            self.error.emit(self.index_message)
-        elif self.index_message:  # a later index of the folder is clean: its old message goes
-            self.index_message = ""
-            self.error.emit("")
-        if moved and not self.index_message:
-            self.notice.emit(moved)
-        self.indexed.emit(root, report)
-        self.ask_pending()
-        self.prepare(root)  # before embedding, which would hold it back for minutes
-        if report.pending:
-            self.embed(root)
-
-    def _moved_here(self, root: str) -> str:
-        """A folder that moved to ``root`` brought its index and conversations (``Collection._adopt_moved``): its old
-        place leaves the list and its conversations are listed. Returns what to tell the user, "" when nothing moved."""
-        collection = self.pipeline(root).collection
-        was, said = collection.moved_from, collection.moved_note
-        if was is None:
-            return ""
-        self._pipelines.pop(str(was), None)
-        self.watcher.forget(str(was))
-        self.settings = self.settings._replace(collections=tuple(c for c in self.settings.collections if c != str(was)))
-        self.save_settings()
-        self.collections_changed.emit()
-        self.conversation.list()
-        collection.moved_from = None  # said once (by ``_indexed``)
-        return said
-
-    def _index_failed(self, root: str, message: str) -> None:
-        self.error.emit(message)
-        self.index_failed.emit(root)
-        self.status.emit(f"Indexing {Path(root).name} stopped: see the message above.")  # not "Indexing …" still
-        if self.pending_question and not self.pipeline(self.active).collection.loaded:
-            self.pending_question = ""  # asking now would build the whole index inside the answer, past Cancel
-            self.status.emit("Indexing stopped before the folder could be searched, so your question was not asked: "
-                             "press Re-index, then ask again.")
-            return
-        self.ask_pending()
-
-    # -- watched folders ----------------------------------------------------------------------------
-    def reindex_changed(self, root: str) -> None:
-        if self.busy not in (Busy.IDLE, *BACKGROUND):  # background work gives way to indexing
-            self.watcher.pending.add(root)
-            self.watcher.later()
-            return
-        self.status.emit(f"Files changed in {Path(root).name}; updating the index…")
-        self.index(root)
+    # -- the library's, as the window, the app and the tests use them: its signals, state and methods --------
+    status = _library("status")  # the Controller says what it does in them too
+    error = _library("error")
+    notice = _library("notice")
+    models_ready = _library("models_ready")
+    models_failed = _library("models_failed")
+    progress = _library("progress")
+    indexed = _library("indexed")
+    index_failed = _library("index_failed")
+    indexing = _library("indexing")
+    collections_changed = _library("collections_changed")
+    bundled = _library("bundled")
+    settings = _library("settings")
+    collections = _library("collections")
+    active = _library("active")
+    models = _library("models")
+    models_ok = _library("models_ok")
+    indexed_reports = _library("indexed_reports")
+    index_message = _library("index_message")
+    watcher = _library("watcher")
+    add_collection = _library("add_collection")
+    remove_collection = _library("remove_collection")
+    set_active = _library("set_active")
+    save_settings = _library("save_settings")
+    choose_model = _library("choose_model")
+    choose_languages = _library("choose_languages")
+    pipeline = _library("pipeline")
+    prepare = _library("prepare")
+    index = _library("index")
+    cancel_indexing = _library("cancel_indexing")
 
     # -- asking --------------------------------------------------------------------------------------
     def ask(self, question: str, options: AskOptions | None = None) -> bool:
@@ -346,6 +131,15 @@ class Controller(QObject):
             question, self.pending_question = self.pending_question, ""
             self.ask(question)
 
+    def _index_stopped(self) -> None:
+        """Indexing stopped: the waiting question goes, unless the active folder cannot be searched at all yet."""
+        if self.pending_question and not self.pipeline(self.active).collection.loaded:
+            self.pending_question = ""  # asking now would build the whole index inside the answer, past Cancel
+            self.status.emit("Indexing stopped before the folder could be searched, so your question was not asked: "
+                             "press Re-index, then ask again.")
+            return
+        self.ask_pending()
+
     def _answer_event(self, ticket: Ticket, event) -> None:
         """An answer's progress is drawn only while its conversation is on screen; when done, it is saved in it."""
         if isinstance(event, Done):
@@ -366,11 +160,13 @@ class Controller(QObject):
             self.token.emit(event.text)
 
     def _ask_failed(self, message: str) -> None:
+        """Show why the answer could not be written."""
         self.error.emit(message)
         self.ask_failed.emit()
 
     @property
     def turns(self) -> list[Turn]:
+        """The turns of the conversation on screen."""
         return self.conversation.turns
 
     def cancel(self) -> None:
@@ -379,9 +175,3 @@ class Controller(QObject):
             self.tasks.cancel()
             self.tasks.cancel(Busy.PREPARING)
             self.status.emit("Stopping…")
-
-    def cancel_indexing(self) -> None:
-        """Stop indexing and background embedding; what was embedded is kept and resumed next time."""
-        self.tasks.cancel(Busy.INDEXING)
-        self.tasks.cancel(Busy.EMBEDDING)
-

@@ -639,7 +639,7 @@ def test_a_data_folder_that_cannot_be_written_is_said_at_start_and_the_saved_ind
     def refuse():
         raise unwritable_data_folder(tmp_path, PermissionError(errno.EACCES, "Permission denied"))
 
-    monkeypatch.setattr("repobot.desktop.controller.writable_data_dir", refuse)
+    monkeypatch.setattr("repobot.desktop.library.writable_data_dir", refuse)
     win = window()
     assert "cannot write its data folder" in win.chat.banner.text()
     assert "answers are shown but not saved" in win.chat.banner.text()
