@@ -61,7 +61,13 @@ class History:
             raise _unopened(self.path, err) from err
         except sqlite3.DatabaseError as err:
             aside = self.path.with_name(f"history.damaged-{time.strftime('%Y%m%d-%H%M%S')}.sqlite3")
-            self.path.replace(aside)
+            try:
+                self.path.replace(aside)
+            except OSError as moved:  # on Windows, a file another program holds open cannot be renamed
+                raise RepoBotError(
+                    f"The conversation history {self.path} is damaged ({err}) and could not be set aside ({moved}): "
+                    "close other RepoBot windows or commands and any program that has it open, then start RepoBot "
+                    "again, or move the file away yourself.") from moved
             self.note = f"The conversation history was damaged ({err}); it was set aside as {aside.name} and a new one started."
             self._db = self._open()
 

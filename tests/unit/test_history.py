@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -39,6 +40,20 @@ def test_a_damaged_history_is_set_aside_with_a_note(tmp_path):
     history = History(path)
     assert "set aside" in history.note and history.conversations() == []
     assert [p.name for p in tmp_path.glob("history.damaged-*.sqlite3")]
+
+
+def test_a_damaged_history_that_cannot_be_set_aside_is_a_clear_error_and_stays(tmp_path, monkeypatch):
+    """On Windows a file another program holds open cannot be renamed: say what to do, and keep the file."""
+    path = tmp_path / "history.sqlite3"
+    path.write_bytes(b"this is not a database" * 100)
+
+    def held_open(self, target):
+        raise PermissionError(13, "The process cannot access the file because it is being used by another process")
+
+    monkeypatch.setattr(Path, "replace", held_open)
+    with pytest.raises(RepoBotError, match="is damaged .* could not be set aside .* close other RepoBot windows"):
+        History(path)
+    assert path.read_bytes().startswith(b"this is not a database")
 
 
 def test_unknown_conversations_are_a_clear_error(tmp_path):
