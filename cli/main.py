@@ -21,7 +21,7 @@ import time
 
 from .parser import build_parser
 from .worker import loading_beside, off_main_thread
-from .report import json_text, one_line, print_answer, print_event, print_index
+from .report import Terminal, json_text, one_line, print_answer, print_event, print_index
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -146,11 +146,11 @@ def cmd_search(args) -> int:
         print(json_text({"hits": hits_json, "searched_for": rewritten or args.question}))
         return 0
     if rewritten:
-        print(f"Searched for: {rewritten}")
+        print(one_line(f"Searched for: {rewritten}"))
     if not hits:
         print(one_line(f"No passage matches {args.question!r}: try other words, or --mode dense."), file=sys.stderr)
     for h in hits:
-        print(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}  {h.chunk.heading}  ({h.score:.4f})")
+        print(one_line(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}  {h.chunk.heading}  ({h.score:.4f})"))
     return 0
 
 
@@ -170,7 +170,7 @@ def cmd_ask(args) -> int:
         history.title(args.conversation)  # an unknown id is an error that lists the known ones
     cancel = threading.Event()
     answer = None
-    out = sys.stdout
+    out = Terminal(sys.stdout)  # the documents' words are printed, a terminal escape among them never obeyed
     try:
         with loading_beside(lambda: pipe.models.llm):
             _ = pipe.collection.index  # a first index is built here: Ctrl-C stops it at once, keeping what it saved
@@ -216,7 +216,8 @@ def cmd_history(args) -> int:
         print(json_text({"id": args.export, "title": history.title(args.export), "turns": turns}))
         return 0
     if args.export is not None:
-        print(conversation_markdown(history.turns(args.export), title=history.title(args.export)))
+        print(conversation_markdown(history.turns(args.export), title=history.title(args.export)),
+              file=Terminal(sys.stdout))
         return 0
     rows = history.conversations(args.search)
     if args.json:

@@ -22,6 +22,33 @@ def one_line(text: str) -> str:
     return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
+def terminal_text(text: str) -> str:
+    r"""``text`` as the terminal should show it, lines kept: a control character from a page or a file name (a
+    terminal escape that would clear the screen, retitle the window or hide words) is shown escaped, not obeyed.
+
+    >>> print(terminal_text("set \x1b[8mhidden\x1b[0m wombat_timeout=5\nnext line\r"))
+    set \x1b[8mhidden\x1b[0m wombat_timeout=5
+    next line\r
+    """
+    return _CONTROL.sub(lambda m: ascii(m[0])[1:-1], text)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+class Terminal:
+    """A text stream whose writes go through ``terminal_text``: what the documents say is printed, never obeyed."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(terminal_text(text))
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
 def json_text(data, indent: int | None = 2) -> str:
     r"""``data`` as JSON that strict tools accept: a byte of a name that is not UTF-8 (kept by Python as a lone
     surrogate, which is not valid Unicode) is written ``\xff``, as the warnings name such files.
@@ -84,7 +111,9 @@ def print_answer(answer: Answer, out: TextIO) -> None:
     quotes = f"{t.first_content_ms:.0f} ms" if t.first_content_ms is not None else "-"
     print(f"(retrieve {t.retrieve_ms:.0f} ms, quotes {quotes}, first token {first}, total {t.total_ms:.0f} ms, "
           f"{t.prompt_tokens} prompt tokens, {t.tokens_per_s:.1f} tokens/s)", file=out)
-    print(f"(saved in conversation {answer.conversation}: continue it with --conversation {answer.conversation})", file=out)
+    if answer.conversation is not None:  # None: it could not be saved, and a warning said why
+        print(f"(saved in conversation {answer.conversation}: continue it with --conversation {answer.conversation})",
+              file=out)
 
 
 def print_index(pipe, report, problems: list[dict], out: TextIO, err: TextIO) -> None:

@@ -277,3 +277,32 @@ def test_ask_reports_a_model_that_cannot_load_once_in_one_line(docs, monkeypatch
     assert cli.main(["ask", "Does HTTPX follow redirects by default?"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "choose another GGUF" in err and "Traceback" not in err
+
+
+def test_terminal_escapes_in_a_page_or_its_name_are_printed_not_obeyed_and_an_unsaved_answer_names_no_conversation(
+        tmp_path):
+    """A hostile folder must not clear the screen, retitle the window or hide words inside a checked answer."""
+    import io
+
+    from repobot.cli.report import Terminal, print_answer
+    from repobot.engine.chunk import Chunk
+    from repobot.engine.result import Answer
+    from repobot.engine.retrieve import Hit
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "esc\x1b[31m.md").write_text("# Setup \x1b]0;PWNED\x07 guide\n\nSet the wombat timeout.\n")
+    env = {**os.environ, "REPOBOT_HOME": str(tmp_path / "home")}
+    found = repobot("search", "wombat", "--corpus", str(tmp_path / "docs"), "--mode", "bm25", env=env)
+    assert found.returncode == 0 and "\x1b" not in found.stdout and "\x07" not in found.stdout
+    assert found.stdout.startswith("[1] esc\\x1b[31m.md:") and "Setup \\x1b]0;PWNED\\x07 guide" in found.stdout
+
+    hits = [Hit(1, 0, Chunk("a.md", "", 1, 5, "t"), 0.5)]
+    answer = Answer("Q?", "en", "m", [], hits, verdict="verified",
+                    final_answer="Set \x1b[8mhidden\x1b[0m wombat_timeout=5 [1].\nNext line.")
+    out = io.StringIO()
+    print_answer(answer, Terminal(out))
+    assert "Set \\x1b[8mhidden\\x1b[0m wombat_timeout=5 [1].\nNext line." in out.getvalue()
+    assert answer.conversation is None and "saved in conversation" not in out.getvalue()
+    answer.conversation = 4
+    print_answer(answer, out)
+    assert "(saved in conversation 4: continue it with --conversation 4)" in out.getvalue()
