@@ -51,8 +51,8 @@ def corpus_arg(p) -> None:
     p.add_argument("--corpus", type=folder_name, help="folder of markdown files (default: RepoBot's own user guide)")
 
 
-def folder_name(text: str) -> str:
-    """A ``--corpus`` value: any text but an empty one, which would quietly mean RepoBot's own guide.
+def filled(option: str, give: str, default: str):
+    """An argparse type for ``option``: any text but an empty one, which would quietly mean its default.
 
     >>> folder_name("~/docs")
     '~/docs'
@@ -60,10 +60,19 @@ def folder_name(text: str) -> str:
     Traceback (most recent call last):
     argparse.ArgumentTypeError: it is empty: give a folder of markdown files, or leave --corpus out for RepoBot's guide
     """
-    if not text.strip():
-        raise argparse.ArgumentTypeError("it is empty: give a folder of markdown files, or leave --corpus out for "
-                                         "RepoBot's guide")
-    return text
+    def value(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"it is empty: give {give}, or leave {option} out for {default}")
+        return text
+
+    return value
+
+
+folder_name = filled("--corpus", "a folder of markdown files", "RepoBot's guide")
+
+
+def model_arg(p, help: str = "a .gguf chat model (path, or a file name in models/)") -> None:
+    p.add_argument("--model", type=filled("--model", "a .gguf file", "the default model"), help=help)
 
 
 def retrieval_args(p) -> None:
@@ -88,7 +97,7 @@ def ask_args(p) -> None:
     p.add_argument("question")
     corpus_arg(p)
     retrieval_args(p)
-    p.add_argument("--model", help="a .gguf chat model (path, or a file name in models/)")
+    model_arg(p)
     p.add_argument("--language", default="auto", choices=LANGUAGE_CHOICES, help="answer language")
     p.add_argument("--max-tokens", type=int, default=400, help="cap on the answer's length in tokens")
     p.add_argument("--no-strict", action="store_true", help="drop the 'even if you know it' rule (experiments)")
@@ -102,7 +111,7 @@ def eval_args(p) -> None:
     p.add_argument("questions", help="JSONL file: question, answerable, gold_sources, key_facts")
     corpus_arg(p)
     p.add_argument("--modes", default="bm25,dense,hybrid", help="comma-separated retrieval modes")
-    p.add_argument("--model", help="a .gguf chat model")
+    model_arg(p)
     p.add_argument("--no-answers", action="store_true", help="retrieval metrics only (no generation)")
     p.add_argument("--split", choices=SPLITS, help="only the questions of this split (calibrate or report)")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -117,7 +126,7 @@ def history_args(p) -> None:
 
 def gui_args(p) -> None:
     corpus_arg(p)
-    p.add_argument("--model", help="a .gguf chat model")
+    model_arg(p)
     p.add_argument("--ask", help="ask this question once the window is ready")
     p.add_argument("--screenshot", help="save a PNG of the window (after the answer, if --ask)")
     p.add_argument("--open-source", type=int, help="click source N of the answer")

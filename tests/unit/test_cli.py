@@ -26,6 +26,7 @@ def test_check_reads_stdin_and_prints_the_lesson_json():
         (["index", "--corpus", "/no/such/folder"], "No such folder: /no/such/folder"),
         (["search", "x", "--corpus", "/no/such/folder"], "No such folder"),
         (["ask", "Does it work?", "--model", "/no/such/model.gguf"], "Model file not found"),
+        (["ask", "Does it work?", "--model", ""], "--model: it is empty: give a .gguf file, or leave --model out"),
         (["check", "--n-docs", "-1"], "--n-docs must be 0 or more"),
         (["history", "--corpus", "/no/such/folder"], "No such folder: /no/such/folder"),
         (["search", "x", "--k", "0"], "--k must be at least 1"),
