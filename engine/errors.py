@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import re
 import sys
 from typing import Callable
 
@@ -31,9 +33,21 @@ def unwritable_data_folder(folder: object, err: OSError) -> RepoBotError:
 
     >>> print(unwritable_data_folder("/x", PermissionError(13, "Permission denied")))
     RepoBot cannot write its data folder /x (Permission denied): make it a folder you can write, or set REPOBOT_HOME to one.
+
+    A full disk says so, also when only a short write showed it (numpy's "requested and … written"):
+
+    >>> print(unwritable_data_folder("/x", OSError("112512 requested and 25568 written")))
+    RepoBot cannot write its data folder /x: the disk is full (112512 requested and 25568 written). Free some space, or set REPOBOT_HOME to a folder on another disk; what was saved before is kept.
     """
-    return RepoBotError(f"RepoBot cannot write its data folder {folder} ({err.strerror or err}): make it a folder "
+    said = err.strerror or str(err)
+    if err.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)) or _SHORT_WRITE.search(said):
+        return RepoBotError(f"RepoBot cannot write its data folder {folder}: the disk is full ({said}). Free some "
+                            "space, or set REPOBOT_HOME to a folder on another disk; what was saved before is kept.")
+    return RepoBotError(f"RepoBot cannot write its data folder {folder} ({said}): make it a folder "
                         "you can write, or set REPOBOT_HOME to one.")
+
+
+_SHORT_WRITE = re.compile(r"\d+ requested and \d+ written")
 
 
 class Cancelled(Exception):
