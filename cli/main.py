@@ -135,8 +135,13 @@ def cmd_search(args) -> int:
     from repobot.engine.pipeline import AskOptions
     from repobot.engine.result import hit_json
 
+    from .progress import ProgressBar
+
     pipe = _pipeline(args)
     options = AskOptions(k=args.k, mode=args.mode, version=args.docs_version, rewrite=args.rewrite)
+    # a new or changed folder is indexed first, with its progress shown; BM25 alone does not wait for the embedding
+    embeds = args.mode != "bm25"
+    pipe.build_index(progress=ProgressBar(enabled=None if not args.json else False, embeds=embeds), embed=embeds)
     found = pipe.search(args.question, options)
     hits, rewritten = found.hits, found.searched_for
     for note in pipe.collection.notes:  # a damaged saved index, rebuilt

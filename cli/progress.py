@@ -17,8 +17,9 @@ class ProgressBar:
     """
 
     def __init__(self, stream: TextIO = sys.stderr, *, enabled: bool | None = None, width: int = 28,
-                 clock: Callable[[], float] = time.perf_counter):
+                 clock: Callable[[], float] = time.perf_counter, embeds: bool = True):
         self.stream = stream
+        self.embeds = embeds  # False: the work stops once the folder is searchable (BM25), the rest embedded later
         self.clock = clock
         self.enabled = stream.isatty() if enabled is None else enabled
         self.width = width
@@ -35,7 +36,12 @@ class ProgressBar:
         self._previous = now
         if stage == "searchable":  # a milestone, not a bar: the folder answers (BM25) from here on
             left = total - done
-            rest = f"; embedding {left:,} passages for hybrid search" if left else "; every passage already embedded"
+            if not left:
+                rest = "; every passage already embedded"
+            elif self.embeds:
+                rest = f"; embedding {left:,} passages for hybrid search"
+            else:
+                rest = f"; {left:,} passages not embedded yet (a hybrid search embeds them)"
             self.stream.write(f"searchable: {total:,} passages{rest}\n")
             self.stream.flush()
             return

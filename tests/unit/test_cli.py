@@ -307,3 +307,17 @@ def test_terminal_escapes_in_a_page_or_its_name_are_printed_not_obeyed_and_an_un
     answer.conversation = 4
     print_answer(answer, out)
     assert "(saved in conversation 4: continue it with --conversation 4)" in out.getvalue()
+
+
+def test_a_bm25_search_of_a_new_folder_does_not_wait_for_the_embedding_and_a_hybrid_one_embeds_it(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# Clients\n\nReuse one client for many requests.\n")
+    env = {**os.environ, "REPOBOT_HOME": str(tmp_path / "home")}
+    lexical = repobot("search", "client", "--corpus", str(tmp_path / "docs"), "--mode", "bm25", "--json", env=env)
+    assert lexical.returncode == 0 and json.loads(lexical.stdout)["hits"][0]["source"] == "a.md"
+    indexed = json.loads(repobot("index", "--corpus", str(tmp_path / "docs"), "--json", env=env).stdout)
+    assert indexed["embedded_chunks"] == indexed["chunks"] == 1  # left for later by the BM25 search
+    hybrid = repobot("search", "client", "--corpus", str(tmp_path / "docs"), "--json", env=env)
+    assert hybrid.returncode == 0
+    again = json.loads(repobot("index", "--corpus", str(tmp_path / "docs"), "--json", env=env).stdout)
+    assert again["embedded_chunks"] == 0

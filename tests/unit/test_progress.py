@@ -34,3 +34,10 @@ def test_nothing_is_drawn_off_a_terminal():
     out = io.StringIO()
     ProgressBar(out)("embed", 1, 2)
     assert out.getvalue() == ""
+
+
+def test_work_that_stops_once_searchable_does_not_say_it_is_embedding():
+    """`repobot search --mode bm25` indexes a new folder up to BM25 only: the rest is embedded by a later hybrid use."""
+    out = io.StringIO()
+    ProgressBar(out, enabled=True, embeds=False)("searchable", 0, 293)
+    assert out.getvalue() == "searchable: 293 passages; 293 passages not embedded yet (a hybrid search embeds them)\n"
