@@ -103,7 +103,6 @@ def cmd_index(args) -> int:
 
     from .progress import ProgressBar
 
-    languages = [code for code in (args.languages or "").split(",") if code.strip()] if args.languages else None
     if args.measure_embedder:
         from repobot.engine import embedders
 
@@ -112,7 +111,7 @@ def cmd_index(args) -> int:
             verdict = "kept" if m.passed else "too far from the plain model"
             print(f"{m.name:>6}: {m.chunks_per_s:7.1f} chunks/s, cosine to the plain model {m.mean_cosine:.4f} "
                   f"(min {m.min_cosine:.4f}), {verdict}" + ("  <- chosen" if m.name == best else ""), file=sys.stderr)
-    pipe = Pipeline(args.corpus, languages=languages)
+    pipe = Pipeline(args.corpus, languages=args.languages)
     report = pipe.build_index(progress=ProgressBar(enabled=None if not args.json else False))
     collection = pipe.collection
     problems = [{"source": p.source, "problem": p.reason} for p in collection.problems]

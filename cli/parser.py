@@ -71,6 +71,21 @@ def filled(option: str, give: str, default: str):
 folder_name = filled("--corpus", "a folder of markdown files", "RepoBot's guide")
 
 
+def language_codes(text: str) -> list[str]:
+    """A ``--languages`` value: comma-separated codes, at least one (an empty one would quietly keep the last choice).
+
+    >>> language_codes(" en, ZH ,")
+    ['en', 'zh']
+    >>> language_codes(" , ")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: it names no language: give codes such as en,zh, or leave --languages out
+    """
+    codes = [code.strip().lower() for code in text.split(",") if code.strip()]
+    if not codes:
+        raise argparse.ArgumentTypeError("it names no language: give codes such as en,zh, or leave --languages out")
+    return codes
+
+
 def model_arg(p, help: str = "a .gguf chat model (path, or a file name in models/)") -> None:
     p.add_argument("--model", type=filled("--model", "a .gguf file", "the default model"), help=help)
 
@@ -87,7 +102,8 @@ def retrieval_args(p) -> None:
 
 def index_args(p) -> None:
     corpus_arg(p)
-    p.add_argument("--languages", help="in a translated tree, index only these languages (e.g. en,zh); remembered")
+    p.add_argument("--languages", type=language_codes,
+                   help="in a translated tree, index only these languages (e.g. en,zh); remembered")
     p.add_argument("--measure-embedder", action="store_true",
                    help="time the embedding paths on this machine again and keep the fastest good one")
     p.add_argument("--json", action="store_true", help="print JSON, no progress bar")

@@ -80,6 +80,9 @@ class Collection:
         if self._asked and not corpus.languages:  # (a choice remembered before the translations went is unused)
             raise CorpusError(f"{corpus.root} has no pages in other languages (no folders such as en/ and zh/): "
                               "--languages is for a translated tree; leave it out.")
+        if self._asked and (absent := sorted(self._asked - set(corpus.languages))):
+            raise CorpusError(f"{corpus.root} has no pages in {', '.join(absent)} (it has "
+                              f"{', '.join(sorted(corpus.languages))}): choose other languages.")
         chosen = self._asked or self.chosen_languages()
         corpus = select_languages(corpus, chosen if chosen is not None else default_languages(corpus))
         if self._asked:  # remembered once it has worked

@@ -54,6 +54,13 @@ def test_languages_asked_of_a_tree_without_them_are_refused_and_not_remembered(t
     assert Collection(tmp_path, fake_models()).chosen_languages() is None
 
 
+def test_a_language_the_tree_lacks_is_refused_beside_one_it_has_and_not_remembered(tree):
+    """``--languages en,xx`` was remembered as "en, xx", with no word that xx has no pages."""
+    with pytest.raises(CorpusError, match=r"has no pages in xx \(it has de, en, fr, ja, zh\): choose other languages"):
+        Collection(tree, fake_models(), languages=["en", "xx"]).update()
+    assert Collection(tree, fake_models()).chosen_languages() is None
+
+
 @pytest.mark.integration  # `repobot index` embeds with the real embedder
 def test_the_cli_takes_languages_and_reports_them(tree):
     result = subprocess.run([sys.executable, "-m", "repobot", "index", "--corpus", str(tree), "--languages", "en,zh",
