@@ -212,9 +212,11 @@ def cmd_history(args) -> int:
 
     if args.corpus:  # a missing folder would be given an empty history of its own
         corpus_folder(args.corpus)
-    history = Collection(args.corpus, ModelSet()).history
-    if history.note:
-        print(one_line(f"note: {history.note}"), file=sys.stderr)
+    collection = Collection(args.corpus, ModelSet())
+    history = collection.history
+    for note in (history.note, collection.moved_note):
+        if note:
+            print(one_line(f"note: {note}"), file=sys.stderr)
     if args.export is not None and args.json:
         turns = [answer.to_json() for answer in history.turns(args.export)]
         print(json_text({"id": args.export, "title": history.title(args.export), "turns": turns}))

@@ -24,7 +24,7 @@ from .history import History
 from .index import Index, Progress, UpdateReport, embed_pending, update_index
 from .load import Corpus, Skipped, load_corpus, select_languages
 from .registry import ModelSet
-from .moved import adopt_store, adopting, moved_from, nothing_saved
+from .moved import adopt_store, adopting, forwarded_to, moved_from, nothing_saved
 from .store import DiskCheckpoint, load_index, prepared_store_dir, save_index, store_dir
 from .twins import TwinIndex, twin_index
 
@@ -115,10 +115,15 @@ class Collection:
 
     @property
     def moved_note(self) -> str:
-        """What to tell the user when this folder's index and conversations came from where it was before."""
-        if self.moved_from is None:
+        """What to tell the user when this folder's index and conversations came from where it was before, or went
+        to a copy of it while it was missing."""
+        if self.moved_from is not None:
+            return f"This folder was at {self.moved_from}: its index and conversations came with it."
+        went = forwarded_to(self.root.resolve())
+        if went is None:
             return ""
-        return f"This folder was at {self.moved_from}: its index and conversations came with it."
+        return (f"While this folder was missing, its index and conversations went to {went}, which has the same "
+                f"pages and looked like this folder moved: open {went} to see them.")
 
     def _adopt_moved(self, root: Path) -> Path | None:
         """When ``root`` has nothing saved and is a folder RepoBot knew that moved (``moved_from``), take its index,

@@ -6,7 +6,8 @@ pages are here, at the same paths with the same text, is its own: it is taken
 along with one rename (``moved_from``, ``adopt_store``, under ``adopting``).
 Never taken: by a copy (the folder is still where it was), by a folder made
 anew with a page of the same name, by a place with conversations of its own
-(the caller checks), nor while the folder may only be on a drive not mounted.
+(the caller checks), nor while the folder may only be on a drive not mounted. A folder that only
+looked moved (a copy made beside it while it was away) finds word of where its store went (``forwarded_to``).
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
 from .config import data_dir
 from .errors import unwritable_data_folder
-from .files import fsync_dir
+from .files import fsync_dir, write_json_atomic
 from .index import file_sha
 from .load import read_markdown
 from .store import current_generation, locked, store_dir
@@ -130,6 +132,36 @@ def adopting():
         yield
 
 
+FORWARD = "moved.json"  # left where an adopted store was: where it went, for the folder if it comes back
+
+
+def forwarded_to(root: Path) -> Path | None:
+    """Where ``root``'s index and conversations went while it was missing (``adopt_store`` left word of it), if that
+    folder still exists: a copy made beside it looked like it moved, so it comes back without them.
+
+    >>> import tempfile; from unittest import mock
+    >>> base = Path(tempfile.mkdtemp()); old, new = base / "docs", base / "docs-copy"; _ = new.mkdir()
+    >>> with mock.patch.dict("os.environ", {"REPOBOT_HOME": str(base / "home")}):
+    ...     _leave_forward(store_dir(old), new); forwarded_to(old) == new.resolve()
+    True
+    """
+    try:
+        went = json.loads((store_dir(Path(root).resolve()) / FORWARD).read_text(encoding="utf-8"))
+        there = Path(went["to"])
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    return there if there.is_dir() else None
+
+
+def _leave_forward(store: Path, root: Path) -> None:
+    """Leave word in ``store``'s old place that it is ``root``'s now (best effort: the move itself is done)."""
+    try:
+        store.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(store / FORWARD, {"to": str(Path(root).resolve()), "when": time.time()})
+    except OSError:
+        pass
+
+
 def adopt_store(store: Path, root: Path) -> bool:
     """Make ``store`` (``moved_from``'s answer) the store of ``root``, with its conversations and settings: the
     folder ``root`` had (``UNSAVED`` files only; its history checked empty by the caller) goes first, then one rename.
@@ -148,4 +180,5 @@ def adopt_store(store: Path, root: Path) -> bool:
         return False
     except OSError as err:
         raise unwritable_data_folder(data_dir(), err) from err
+    _leave_forward(store, root)
     return True

@@ -52,7 +52,8 @@ def test_a_moved_folder_brings_its_index_and_conversations(folder, elsewhere):
     assert collection.moved_from == folder.resolve()
     assert any("its index and conversations came with it" in note for note in collection.notes)
     assert report.added == [] and report.updated == [] and report.embedded_chunks == 0  # nothing read again
-    assert not store_dir(folder).exists() and load_index(moved).root == moved.resolve()
+    assert [p.name for p in store_dir(folder).iterdir()] == ["moved.json"]  # word of where it went, nothing else
+    assert load_index(moved).root == moved.resolve()
 
 
 def test_a_deleted_folder_is_not_a_new_folder_with_a_page_of_the_same_name(folder, elsewhere):
@@ -119,3 +120,19 @@ def test_the_window_listing_conversations_while_its_worker_updates_takes_the_sto
     listed = titles(moved)
     worker.join()
     assert listed == ["Redirects"] and titles(moved) == ["Redirects"] and moved.index.size
+
+
+def test_a_folder_missing_while_a_copy_took_its_store_is_told_where_its_conversations_went(folder, elsewhere):
+    """A copy made beside the folder looks moved while the folder is briefly gone (a checkout, a drive not under
+    /media): when the folder comes back, it says where its conversations are instead of showing none."""
+    indexed_with_a_conversation(folder)
+    copy = shutil.copytree(folder, elsewhere / "copy")
+    away = shutil.move(folder, elsewhere / "away")
+    assert titles(Collection(copy, fake_models())) == ["Redirects"]
+    shutil.move(away, folder)
+    back = Collection(folder, fake_models())
+    back.update()
+    assert titles(back) == [] and back.moved_from is None
+    assert any(f"its index and conversations went to {copy.resolve()}" in note for note in back.notes)
+    shutil.rmtree(copy)  # the copy deleted too: no word of a place that is gone
+    assert Collection(folder, fake_models()).moved_note == ""
