@@ -208,8 +208,12 @@ def cmd_history(args) -> int:
     from repobot.engine.collection import Collection
     from repobot.engine.export import conversation_markdown
     from repobot.engine.load import corpus_folder
+    from repobot.engine.errors import RepoBotError
     from repobot.engine.registry import ModelSet
 
+    if args.export is not None and args.search:
+        raise RepoBotError("--export prints one whole conversation and --search lists the conversations that contain "
+                           "some text: use one of them.")
     if args.corpus:  # a missing folder would be given an empty history of its own
         corpus_folder(args.corpus)
     collection = Collection(args.corpus, ModelSet())

@@ -101,8 +101,8 @@ def _question_text(row: dict) -> str:
     text = _typed(row, "question", str)
     try:
         clean_question(text)
-    except RepoBotError:
-        raise ValueError("'question' is empty") from None
+    except RepoBotError as err:  # "The question is empty: …", "The question has no words, only symbols: …"
+        raise ValueError(f"'question' {str(err).split(':')[0].lower().removeprefix('the question ')}") from None
     return text
 
 

@@ -29,6 +29,7 @@ def test_check_reads_stdin_and_prints_the_lesson_json():
         (["ask", "Does it work?", "--model", ""], "--model: it is empty: give a .gguf file, or leave --model out"),
         (["check", "--n-docs", "-1"], "--n-docs must be 0 or more"),
         (["history", "--corpus", "/no/such/folder"], "No such folder: /no/such/folder"),
+        (["history", "--export", "1", "--search", "proxy"], "--export prints one whole conversation and --search"),
         (["search", "x", "--k", "0"], "--k must be at least 1"),
         (["eval", "questions.jsonl", "--modes", ","], "--modes takes one or more of hybrid,bm25,dense"),
         (["eval", "questions.jsonl", "--modes", "hybrid,fast"], "(not fast)"),

@@ -68,6 +68,7 @@ def test_bad_question_file_names_the_line(tmp_path):
     ('{"question": null, "answerable": true}', "'question' must be a JSON string, not null"),
     ('{"answerable": true}', "'question' is missing"),
     ('{"question": " \\u0000 ", "answerable": true}', "'question' is empty"),
+    ('{"question": "🚀🔥", "answerable": true}', "'question' has no words, only symbols"),
     ('{"question": "q", "answerable": true, "gold_sources": ["a.md", 1]}', "'gold_sources' must be a JSON list of strings"),
     ('{"question": "q", "answerable": true, "language": 5}', "'language' must be a JSON string, not 5"),
     ('{"question": "q", "answerable": true, "split": ["report"]}', "'split' must be a JSON string"),
