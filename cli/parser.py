@@ -93,7 +93,8 @@ def model_arg(p, help: str = "a .gguf chat model (path, or a file name in models
 def retrieval_args(p) -> None:
     p.add_argument("--k", type=int, default=5, help="passages to retrieve (default 5)")
     p.add_argument("--mode", default="hybrid", choices=MODES, help="retrieval mode")
-    p.add_argument("--docs-version", help="only use chunks of this documentation version")
+    p.add_argument("--docs-version", type=filled("--docs-version", "a version of the documents", "every version"),
+                   help="only use chunks of this documentation version")
     p.add_argument("--rewrite", action="store_const", const="always", default="auto",
                    help="always rewrite the query with the model first (by default only a question in another "
                         "language than the documents is rewritten, into theirs)")

@@ -31,6 +31,7 @@ def test_check_reads_stdin_and_prints_the_lesson_json():
         (["history", "--corpus", "/no/such/folder"], "No such folder: /no/such/folder"),
         (["history", "--export", "1", "--search", "proxy"], "--export prints one whole conversation and --search"),
         (["search", "x", "--k", "0"], "--k must be at least 1"),
+        (["search", "x", "--docs-version", ""], "--docs-version: it is empty: give a version of the documents"),
         (["eval", "questions.jsonl", "--modes", ","], "--modes takes one or more of hybrid,bm25,dense"),
         (["eval", "questions.jsonl", "--modes", "hybrid,fast"], "(not fast)"),
         (["eval", "questions.jsonl", "--no-answers", "--model", "x.gguf"], "--no-answers answers nothing: drop one"),
