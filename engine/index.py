@@ -28,7 +28,7 @@ from .chunk import Chunk, chunk_markdown, find_version, piece_budget
 from .embed import Embedder
 from .errors import Cancelled
 from .languages import detect_language
-from .load import Corpus
+from .load import Corpus, not_read
 from .names import word_in
 from .search import FaissIndex, LexicalIndex, VectorIndex
 from .text import strip_code
@@ -238,6 +238,16 @@ def update_index(
         (unchanged if old and old.sha == sha else updated if old else added).append(doc.source)
         if progress:
             progress("chunk", n + 1, len(corpus.documents))
+
+    for source, entry in old_files.items():  # a page that could not be read this time keeps its last indexed text
+        reused = old_by_sha.get(entry.sha)
+        if source not in files and reused is not None and not_read(corpus.problems, source):
+            files[source] = entry._replace(first=len(chunks))
+            chunks.extend(reused[0])
+            tokens.extend(reused[1])
+            if reused[2] is not None:
+                known[entry.sha] = reused[2]
+            unchanged.append(source)
 
     vectors = np.zeros((len(chunks), embedder.dim), dtype=np.float32)
     pending = []

@@ -147,7 +147,7 @@ def read_markdown(path: Path) -> tuple[str | None, str | None]:
             return None, f"skipped: {size // (1024 * 1024)} MB is over the {MAX_FILE_BYTES // (1024 * 1024)} MB limit"
         data = path.read_bytes()
     except OSError as err:
-        return None, f"skipped: cannot read ({err.strerror or err})"
+        return None, f"{UNREAD} ({err.strerror or err}){KEPT}"
     problems = []
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # its NUL bytes are not binary
         text = data.decode("utf-16", errors="replace")
@@ -165,6 +165,23 @@ def read_markdown(path: Path) -> tuple[str | None, str | None]:
         text = "\n".join(line[:MAX_LINE_CHARS] for line in file_lines(text))
         problems.append(f"lines over {MAX_LINE_CHARS:,} characters were cut to that length")
     return text, "; ".join(problems) or None
+
+
+UNREAD, UNLISTED = "skipped: cannot read", "skipped: cannot list this folder"
+KEPT = "; what was indexed of it before is kept"
+
+
+def not_read(problems: list[Skipped], source: str) -> bool:
+    """Whether the page ``source`` could not be read this time (it, or a folder above it, refused): a permission
+    changed for a moment must not drop what the index has of it, so its last indexed text stands.
+
+    >>> problems = [Skipped("api.md", UNREAD + " (Permission denied)"), Skipped("advanced/", UNLISTED + " (…)"),
+    ...             Skipped("logo.md", "skipped: binary file, not markdown")]
+    >>> [not_read(problems, s) for s in ("api.md", "advanced/proxies.md", "logo.md", "advanced.md")]
+    [True, True, False, False]
+    """
+    return any(p.reason.startswith(UNREAD) and p.source == source
+               or p.reason.startswith(UNLISTED) and source.startswith(p.source) for p in problems)
 
 
 NAME_NOT_UTF8 = "skipped: its name is not UTF-8 text; rename it (e.g. with convmv) to have it indexed"
@@ -240,7 +257,7 @@ def load_corpus(root: Path | str) -> Corpus:
     for err in unlisted:
         folder = Path(err.filename or root)
         where = folder.relative_to(root).as_posix() if _inside(folder, root) else str(folder)
-        problems.append(Skipped(where + "/", f"skipped: cannot list this folder ({err.strerror or err})"))
+        problems.append(Skipped(where + "/", f"{UNLISTED} ({err.strerror or err}){KEPT}"))
     sources = [p.relative_to(root).as_posix() for p in paths]
     folders = {folder_language(s) for s in sources} - {None}
     found: dict[str, int] = {}

@@ -42,6 +42,38 @@ def test_incremental_edit_delete_rename(docs, fake_embedder):
     assert {c.source for c in third.chunks} == {"moved.md", "timeouts.md"}
 
 
+def test_a_page_or_folder_that_cannot_be_read_for_a_moment_keeps_what_was_indexed(docs, fake_embedder, monkeypatch):
+    """A permission changed for a moment dropped the pages from the index ("skipped", yet "removed 11")."""
+    import os
+    from pathlib import Path
+
+    (docs / "index.md").write_text("# Home\n\nStart here.\n")
+    first, _ = build(docs, fake_embedder)
+    real_scandir, real_read = os.scandir, Path.read_bytes
+
+    def scandir(path="."):  # root reads any folder: refuse as the system would refuse a user
+        if Path(path).name == "guide":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    def read_bytes(path):
+        if path.name == "timeouts.md":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_read(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    corpus = load_corpus(docs)
+    assert [d.source for d in corpus.documents] == ["index.md"]
+    second, report = update_index(corpus, fake_embedder, first)
+    assert report.removed == [] and sorted(report.unchanged) == ["guide/redirects.md", "index.md", "timeouts.md"]
+    assert sorted(second.chunks) == sorted(first.chunks) and second.pending == []
+    hits = retrieve(second, fake_embedder, ["follow_redirects"], mode="bm25")
+    assert hits[0].chunk.source == "guide/redirects.md"
+    binary = corpus._replace(problems=[p._replace(reason="skipped: binary file, not markdown") for p in corpus.problems])
+    assert update_index(binary, fake_embedder, first)[1].removed == ["guide/redirects.md", "timeouts.md"]
+
+
 def test_searchable_before_embedding_and_dense_as_files_arrive(docs, fake_embedder):
     index, _ = update_index(load_corpus(docs), fake_embedder)
     assert sorted(index.pending) == ["guide/redirects.md", "timeouts.md"] and not index.embedded.any()
