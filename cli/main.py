@@ -131,6 +131,7 @@ def cmd_index(args) -> int:
 
 
 def cmd_search(args) -> int:
+    from repobot.engine.options import clean_question
     from repobot.engine.pipeline import AskOptions
     from repobot.engine.result import hit_json
 
@@ -141,13 +142,14 @@ def cmd_search(args) -> int:
     # a new or changed folder is indexed first, with its progress shown; BM25 alone does not wait for the embedding
     embeds = args.mode != "bm25"
     pipe.build_index(progress=ProgressBar(enabled=None if not args.json else False, embeds=embeds), embed=embeds)
-    found = pipe.search(args.question, options)
+    question, shortened = clean_question(args.question)  # as ask reads it: control characters out, 2,000 at most
+    found = pipe.search(question, options)
     hits, rewritten = found.hits, found.searched_for
-    for note in pipe.collection.notes:  # a damaged saved index, rebuilt
+    for note in pipe.collection.notes + shortened:  # a damaged saved index, rebuilt; a question cut short
         print(one_line(f"note: {note}"), file=sys.stderr)
     if args.json:
         hits_json = [hit_json(h, text=True, id_key="rank") for h in hits]
-        print(json_text({"hits": hits_json, "searched_for": rewritten or args.question}))
+        print(json_text({"hits": hits_json, "searched_for": rewritten or question}))
         return 0
     if rewritten:
         print(one_line(f"Searched for: {rewritten}"))

@@ -323,3 +323,6 @@ def test_a_bm25_search_of_a_new_folder_does_not_wait_for_the_embedding_and_a_hyb
     assert hybrid.returncode == 0
     again = json.loads(repobot("index", "--corpus", str(tmp_path / "docs"), "--json", env=env).stdout)
     assert again["embedded_chunks"] == 0
+    long = repobot("search", "client " * 1000, "--corpus", str(tmp_path / "docs"), "--json", env=env)
+    assert len(json.loads(long.stdout)["searched_for"]) == 2000  # cut as ask cuts it, and said
+    assert long.stderr == "note: The question was shortened from 6999 to 2000 characters.\n"
