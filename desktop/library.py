@@ -279,8 +279,8 @@ class Library(QObject):
         place leaves the list and its conversations are listed. Returns what to tell the user, "" when nothing moved."""
         collection = self.pipeline(root).collection
         was, said = collection.moved_from, collection.moved_note
-        if was is None:
-            return ""
+        if was is None:  # nothing came here; the folder may be told where its conversations went (news too)
+            return said
         self._pipelines.pop(str(was), None)
         self.watcher.forget(str(was))
         self.settings = self.settings._replace(collections=tuple(c for c in self.settings.collections if c != str(was)))

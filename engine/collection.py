@@ -100,6 +100,11 @@ class Collection:
         embedder = self.models.embedder
         index, report = update_index(corpus, embedder, previous, progress=progress, cancelled=cancelled,
                                      checkpoint=self._checkpoint())
+        kept = sorted(set(report.unchanged) - {doc.source for doc in corpus.documents})
+        if kept:  # (their problems above say why they were not read)
+            more = f" and {len(kept) - 3} more" if len(kept) > 3 else ""
+            self.notes.append(f"{', '.join(kept[:3])}{more} could not be read this time: what was indexed of them "
+                              "before is kept until they can be read again.")
         if (report.changed or previous is None or previous.root != index.root or previous.embedder != index.embedder
                 or index.pending != previous.pending):
             save_index(index)  # (a moved folder's index is saved with its new place)
@@ -120,7 +125,10 @@ class Collection:
         if self.moved_from is not None:
             return f"This folder was at {self.moved_from}: its index and conversations came with it."
         went = forwarded_to(self.root.resolve())
-        if went is None:
+        try:
+            if went is None or self.history.conversations():  # news until the folder has conversations of its own
+                return ""
+        except RepoBotError:  # a history that cannot be opened is said where it is used
             return ""
         return (f"While this folder was missing, its index and conversations went to {went}, which has the same "
                 f"pages and looked like this folder moved: open {went} to see them.")

@@ -27,7 +27,7 @@ from .index import file_sha
 from .load import read_markdown
 from .store import current_generation, locked, store_dir
 
-UNSAVED = {"history.sqlite3", "history.sqlite3-journal", "lock", "collection.json"}  # what a store holds before
+UNSAVED = {"history.sqlite3", "history.sqlite3-journal", "lock", "collection.json", "moved.json"}  # what a store holds before
 # its first save (a history opened to list no conversation, the languages chosen); anything else is never replaced
 MOUNT_BASES = frozenset(map(Path, ("/media", "/mnt", "/run/media", "/Volumes")))  # where removable drives appear
 
@@ -175,6 +175,7 @@ def adopt_store(store: Path, root: Path) -> bool:
         if target.exists():
             shutil.rmtree(target)
         os.replace(store, target)
+        (target / FORWARD).unlink(missing_ok=True)  # word left when a copy once took this store: not true here
         fsync_dir(target.parent)
     except FileNotFoundError:  # the store is gone: another RepoBot adopted it
         return False

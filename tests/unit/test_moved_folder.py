@@ -136,3 +136,31 @@ def test_a_folder_missing_while_a_copy_took_its_store_is_told_where_its_conversa
     assert any(f"its index and conversations went to {copy.resolve()}" in note for note in back.notes)
     shutil.rmtree(copy)  # the copy deleted too: no word of a place that is gone
     assert Collection(folder, fake_models()).moved_note == ""
+
+
+def test_a_folder_moved_back_where_it_was_takes_its_store_back_and_no_stale_word_travels(folder, elsewhere):
+    """The word left at the old place (moved.json) must not stop the folder's return, nor travel with the store."""
+    indexed_with_a_conversation(folder)
+    moved = shutil.move(folder, elsewhere / "moved")
+    there = Collection(moved, fake_models())
+    there.update()
+    assert titles(there) == ["Redirects"]
+    there.history.close()
+    shutil.move(moved, folder)
+    back = Collection(folder, fake_models())
+    back.update()
+    assert titles(back) == ["Redirects"] and back.moved_from == moved.resolve()
+    assert not (store_dir(folder) / "moved.json").exists()
+
+
+def test_the_word_of_where_conversations_went_stops_once_the_folder_has_its_own(folder, elsewhere):
+    indexed_with_a_conversation(folder)
+    copy = shutil.copytree(folder, elsewhere / "copy")
+    away = shutil.move(folder, elsewhere / "away")
+    assert titles(Collection(copy, fake_models())) == ["Redirects"]
+    shutil.move(away, folder)
+    back = Collection(folder, fake_models())
+    back.update()
+    assert back.moved_note
+    back.history.new("Asked here again")
+    assert back.moved_note == ""
