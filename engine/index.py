@@ -240,13 +240,13 @@ def update_index(
             progress("chunk", n + 1, len(corpus.documents))
 
     for source, entry in old_files.items():  # a page that could not be read this time keeps its last indexed text
-        reused = old_by_sha.get(entry.sha)
-        if source not in files and reused is not None and not_read(corpus.problems, source):
+        if source not in files and not_read(corpus.problems, source):
+            span = entry.span  # its own rows (not another page's of the same text: their source and version differ)
             files[source] = entry._replace(first=len(chunks))
-            chunks.extend(reused[0])
-            tokens.extend(reused[1])
-            if reused[2] is not None:
-                known[entry.sha] = reused[2]
+            chunks.extend(previous.chunks[span])
+            tokens.extend(previous.tokens[span])
+            if previous.embedder == embedder.name and previous.embedded[span].all():
+                known[entry.sha] = previous.vectors[span]
             unchanged.append(source)
 
     vectors = np.zeros((len(chunks), embedder.dim), dtype=np.float32)

@@ -147,7 +147,7 @@ def read_markdown(path: Path) -> tuple[str | None, str | None]:
             return None, f"skipped: {size // (1024 * 1024)} MB is over the {MAX_FILE_BYTES // (1024 * 1024)} MB limit"
         data = path.read_bytes()
     except OSError as err:
-        return None, f"{UNREAD} ({err.strerror or err}){KEPT}"
+        return None, f"{UNREAD} ({err.strerror or err})"
     problems = []
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # its NUL bytes are not binary
         text = data.decode("utf-16", errors="replace")
@@ -168,7 +168,6 @@ def read_markdown(path: Path) -> tuple[str | None, str | None]:
 
 
 UNREAD, UNLISTED = "skipped: cannot read", "skipped: cannot list this folder"
-KEPT = "; what was indexed of it before is kept"
 
 
 def not_read(problems: list[Skipped], source: str) -> bool:
@@ -257,7 +256,7 @@ def load_corpus(root: Path | str) -> Corpus:
     for err in unlisted:
         folder = Path(err.filename or root)
         where = folder.relative_to(root).as_posix() if _inside(folder, root) else str(folder)
-        problems.append(Skipped(where + "/", f"{UNLISTED} ({err.strerror or err}){KEPT}"))
+        problems.append(Skipped(where + "/", f"{UNLISTED} ({err.strerror or err})"))
     sources = [p.relative_to(root).as_posix() for p in paths]
     folders = {folder_language(s) for s in sources} - {None}
     found: dict[str, int] = {}

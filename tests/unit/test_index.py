@@ -257,3 +257,40 @@ def test_a_change_log_comes_after_the_page_that_explains_unless_versions_are_ask
     for mode in ("dense", "hybrid"):
         assert first("send an email in the background", mode) == "background.md", mode  # the log's score counts half
     assert first("the 0.9.0 release: email in background tasks", "bm25") == "release-notes.md"
+
+
+def test_a_page_kept_while_unreadable_keeps_its_own_source_and_version_beside_a_twin_of_the_same_text(
+        tmp_path, fake_embedder, monkeypatch):
+    import os
+    from pathlib import Path
+
+    for version in ("v1", "v2"):
+        (tmp_path / version).mkdir()
+        (tmp_path / version / "api.md").write_text("# API\n\nThe same text in both versions.\n")
+    first, _ = build(tmp_path, fake_embedder)
+    real_scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path=".": (_ for _ in ()).throw(PermissionError(13, "Permission denied",
+                        str(path))) if Path(path).name == "v1" else real_scandir(path))
+    second, report = update_index(load_corpus(tmp_path), fake_embedder, first)
+    assert report.removed == []
+    assert sorted((c.source, c.version) for c in second.chunks) == sorted((c.source, c.version) for c in first.chunks)
+
+
+def test_the_folder_says_which_pages_keep_what_was_indexed_of_them(docs, monkeypatch, tmp_path_factory):
+    from pathlib import Path
+
+    from repobot.engine.collection import Collection
+    from tests.conftest import fake_models
+
+    monkeypatch.setenv("REPOBOT_HOME", str(tmp_path_factory.mktemp("home")))
+    (docs / "index.md").write_text("# Home\n\nStart here.\n")
+    Collection(docs, fake_models()).update()
+    real_read = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda p: (_ for _ in ()).throw(PermissionError(13, "Permission denied"))
+                        if p.name == "timeouts.md" else real_read(p))
+    again = Collection(docs, fake_models())
+    report = again.update()
+    assert report.removed == [] and "timeouts.md" in again.index.files
+    assert again.notes == ["timeouts.md could not be read this time: what was indexed of them before is kept until "
+                           "they can be read again."]
+    assert [p.reason for p in again.problems] == ["skipped: cannot read (Permission denied)"]

@@ -57,7 +57,7 @@ def test_unreadable_file_is_skipped(tmp_path, monkeypatch):
 
         monkeypatch.setattr(Path, "read_bytes", denied)
     corpus = load_corpus(tmp_path)
-    assert dict(corpus.problems)["secret.md"] == "skipped: cannot read (Permission denied); what was indexed of it before is kept"
+    assert dict(corpus.problems)["secret.md"] == "skipped: cannot read (Permission denied)"
     assert [d.source for d in corpus.documents] == ["ok.md"]
 
 
@@ -111,7 +111,7 @@ def test_a_looping_link_a_pipe_and_an_unlistable_folder_are_reported_not_fatal(t
     assert [d.source for d in corpus.documents] == ["ok.md"]
     problems = dict(corpus.problems)
     assert problems["pipe.md"] == "skipped: not a regular file"
-    assert problems["locked/"] == "skipped: cannot list this folder (Permission denied); what was indexed of it before is kept"
+    assert problems["locked/"] == "skipped: cannot list this folder (Permission denied)"
 
 
 def test_a_folder_that_may_be_listed_but_not_searched_is_skipped_alone(tmp_path, monkeypatch):
@@ -129,7 +129,7 @@ def test_a_folder_that_may_be_listed_but_not_searched_is_skipped_alone(tmp_path,
     monkeypatch.setattr(Path, "is_symlink", is_symlink)
     corpus = load_corpus(tmp_path)
     assert [d.source for d in corpus.documents] == ["ok.md"]
-    assert dict(corpus.problems) == {"locked/": "skipped: cannot list this folder (Permission denied); what was indexed of it before is kept"}
+    assert dict(corpus.problems) == {"locked/": "skipped: cannot list this folder (Permission denied)"}
 
 
 def test_a_corpus_under_a_folder_that_may_not_be_searched_says_how_to_fix_it(tmp_path, monkeypatch):
