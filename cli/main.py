@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import signal
 import sys
@@ -26,7 +25,6 @@ from .report import Terminal, json_text, one_line, print_answer, print_event, pr
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
 EXIT_PIPE = 141  # as a shell reports a command stopped by SIGPIPE
-DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
 def run(argv: list[str] | None = None) -> int:
@@ -53,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         build_parser().print_help(sys.stderr)
         return EXIT_USER_ERROR
-    from repobot.engine.errors import RepoBotError
+    from repobot.engine.errors import DISK_FULL, RepoBotError
 
     try:
         code = COMMANDS[args.command](args) or 0
@@ -131,18 +129,18 @@ def cmd_index(args) -> int:
 
 
 def cmd_search(args) -> int:
-    from repobot.engine.options import clean_question
+    from repobot.engine.options import check_options, clean_question
     from repobot.engine.pipeline import AskOptions
     from repobot.engine.result import hit_json
 
     from .progress import ProgressBar
 
+    options = check_options(AskOptions(k=args.k, mode=args.mode, version=args.docs_version, rewrite=args.rewrite))
+    question, shortened = clean_question(args.question)  # as ask reads it: control characters out, 2,000 at most
     pipe = _pipeline(args)
-    options = AskOptions(k=args.k, mode=args.mode, version=args.docs_version, rewrite=args.rewrite)
     # a new or changed folder is indexed first, with its progress shown; BM25 alone does not wait for the embedding
     embeds = args.mode != "bm25"
     pipe.build_index(progress=ProgressBar(enabled=None if not args.json else False, embeds=embeds), embed=embeds)
-    question, shortened = clean_question(args.question)  # as ask reads it: control characters out, 2,000 at most
     found = pipe.search(question, options)
     hits, rewritten = found.hits, found.searched_for
     for note in pipe.collection.notes + shortened:  # a damaged saved index, rebuilt; a question cut short
@@ -154,7 +152,7 @@ def cmd_search(args) -> int:
     if rewritten:
         print(one_line(f"Searched for: {rewritten}"))
     if not hits:
-        print(one_line(f"No passage matches {args.question!r}: try other words, or --mode dense."), file=sys.stderr)
+        print(one_line(f"No passage matches {question!r}: try other words, or --mode dense."), file=sys.stderr)
     for h in hits:
         print(one_line(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}  {h.chunk.heading}  ({h.score:.4f})"))
     return 0

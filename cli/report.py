@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from typing import TextIO
 
 from repobot.engine.events import Drafting, Preview, Retrieved, Token
@@ -26,14 +27,19 @@ def terminal_text(text: str) -> str:
     r"""``text`` as the terminal should show it, lines kept: a control character from a page or a file name (a
     terminal escape that would clear the screen, retitle the window or hide words) is shown escaped, not obeyed.
 
-    >>> print(terminal_text("set \x1b[8mhidden\x1b[0m wombat_timeout=5\nnext line\r"))
+    >>> print(terminal_text("set \x1b[8mhidden\x1b[0m wombat_timeout=5\nnext line\r \u202egnp.exe"))
     set \x1b[8mhidden\x1b[0m wombat_timeout=5
-    next line\r
+    next line\r \u202egnp.exe
+
+    Spaces of every script stay (a no-break space, the ideographic space of Chinese text):
+
+    >>> terminal_text("默认\u3000不跟随\xa0[1]") == "默认\u3000不跟随\xa0[1]"
+    True
     """
-    return _CONTROL.sub(lambda m: ascii(m[0])[1:-1], text)
+    return "".join(ascii(ch)[1:-1] if ch not in "\n\t" and unicodedata.category(ch) in _HIDDEN else ch for ch in text)
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_HIDDEN = {"Cc", "Cf", "Zl", "Zp", "Cs"}  # controls, format marks (U+202E reverses a line), line breaks of their own
 
 
 class Terminal:
@@ -67,7 +73,7 @@ def print_event(event, out: TextIO) -> None:
     """One streamed step of ``repobot ask`` as it comes: the passages retrieved, the quotes, the line over the model's
     draft, and its tokens (the checked answer comes with ``print_answer``)."""
     if isinstance(event, Retrieved):
-        print("Retrieved: " + "  ".join(f"[{h.rank}] {h.chunk.source}" for h in event.hits), file=out)
+        print(one_line("Retrieved: " + "  ".join(f"[{h.rank}] {h.chunk.source}" for h in event.hits)), file=out)
     elif isinstance(event, Preview):
         print(event.choice.text, file=out)
     elif isinstance(event, Drafting):
@@ -103,7 +109,8 @@ def print_answer(answer: Answer, out: TextIO) -> None:
             what = "the documents' example: " if s.example else ""
             print(f"  {''.join(f'[{i}]' for i in ids)} {what}{s.text.splitlines()[0][:90]}", file=out)
     if answer.sources:
-        print("\nSources: " + "  ".join(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}" for h in answer.sources), file=out)
+        print("\n" + one_line("Sources: " + "  ".join(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}"
+                                                for h in answer.sources)), file=out)
     for note in answer.notes:
         print(f"note: {note}", file=out)
     t = answer.timings

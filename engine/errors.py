@@ -40,13 +40,14 @@ def unwritable_data_folder(folder: object, err: OSError) -> RepoBotError:
     RepoBot cannot write its data folder /x: the disk is full (112512 requested and 25568 written). Free some space, or set REPOBOT_HOME to a folder on another disk; what was saved before is kept.
     """
     said = err.strerror or str(err)
-    if err.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)) or _SHORT_WRITE.search(said):
+    if err.errno in DISK_FULL or _SHORT_WRITE.search(said):
         return RepoBotError(f"RepoBot cannot write its data folder {folder}: the disk is full ({said}). Free some "
                             "space, or set REPOBOT_HOME to a folder on another disk; what was saved before is kept.")
     return RepoBotError(f"RepoBot cannot write its data folder {folder} ({said}): make it a folder "
                         "you can write, or set REPOBOT_HOME to one.")
 
 
+DISK_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))  # no space left, or over the user's quota
 _SHORT_WRITE = re.compile(r"\d+ requested and \d+ written")
 
 

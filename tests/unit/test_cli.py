@@ -326,3 +326,13 @@ def test_a_bm25_search_of_a_new_folder_does_not_wait_for_the_embedding_and_a_hyb
     long = repobot("search", "client " * 1000, "--corpus", str(tmp_path / "docs"), "--json", env=env)
     assert len(json.loads(long.stdout)["searched_for"]) == 2000  # cut as ask cuts it, and said
     assert long.stderr == "note: The question was shortened from 6999 to 2000 characters.\n"
+
+
+def test_a_search_refused_for_its_question_or_options_reads_no_folder(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# Clients\n\nReuse one client for many requests.\n")
+    env = {**os.environ, "REPOBOT_HOME": str(tmp_path / "home")}
+    for args in (["x", "--k", "0"], ["🚀🔥"]):
+        result = repobot("search", *args, "--corpus", str(tmp_path / "docs"), "--mode", "bm25", env=env)
+        assert result.returncode == 2 and result.stderr.startswith("repobot: ")
+    assert not (tmp_path / "home" / "indexes").exists() or not any((tmp_path / "home" / "indexes").iterdir())
