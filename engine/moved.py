@@ -6,8 +6,9 @@ pages are here, at the same paths with the same text, is its own: it is taken
 along with one rename (``moved_from``, ``adopt_store``, under ``adopting``).
 Never taken: by a copy (the folder is still where it was), by a folder made
 anew with a page of the same name, by a place with conversations of its own
-(the caller checks), nor while the folder may only be on a drive not mounted. A folder that only
-looked moved (a copy made beside it while it was away) finds word of where its store went (``forwarded_to``).
+(the caller checks), nor while the folder may only be on a drive not mounted.
+A folder that only looked moved (a copy made beside it while it was away)
+finds word of where its store went when it is back (``forwarded_to``).
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ from .index import file_sha
 from .load import read_markdown
 from .store import current_generation, locked, store_dir
 
-UNSAVED = {"history.sqlite3", "history.sqlite3-journal", "lock", "collection.json", "moved.json"}  # what a store holds before
-# its first save (a history opened to list no conversation, the languages chosen); anything else is never replaced
+# what a store holds before its first save (a history opened to list no conversation, the languages chosen, word of
+# where the store that was here went); anything else is never replaced
+UNSAVED = {"history.sqlite3", "history.sqlite3-journal", "lock", "collection.json", "moved.json"}
 MOUNT_BASES = frozenset(map(Path, ("/media", "/mnt", "/run/media", "/Volumes")))  # where removable drives appear
 
 
