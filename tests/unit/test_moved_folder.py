@@ -122,9 +122,9 @@ def test_the_window_listing_conversations_while_its_worker_updates_takes_the_sto
     assert listed == ["Redirects"] and titles(moved) == ["Redirects"] and moved.index.size
 
 
-def test_a_folder_missing_while_a_copy_took_its_store_is_told_where_its_conversations_went(folder, elsewhere):
-    """A copy made beside the folder looks moved while the folder is briefly gone (a checkout, a drive not under
-    /media): when the folder comes back, it says where its conversations are instead of showing none."""
+def back_after_a_copy_took_its_store(folder, elsewhere):
+    """The folder with a conversation is copied, goes away while the copy is listed (which takes its store), comes
+    back and is updated: returns the copy and the folder's collection."""
     indexed_with_a_conversation(folder)
     copy = shutil.copytree(folder, elsewhere / "copy")
     away = shutil.move(folder, elsewhere / "away")
@@ -132,6 +132,13 @@ def test_a_folder_missing_while_a_copy_took_its_store_is_told_where_its_conversa
     shutil.move(away, folder)
     back = Collection(folder, fake_models())
     back.update()
+    return copy, back
+
+
+def test_a_folder_missing_while_a_copy_took_its_store_is_told_where_its_conversations_went(folder, elsewhere):
+    """A copy made beside the folder looks moved while the folder is briefly gone (a checkout, a drive not under
+    /media): when the folder comes back, it says where its conversations are instead of showing none."""
+    copy, back = back_after_a_copy_took_its_store(folder, elsewhere)
     assert titles(back) == [] and back.moved_from is None
     assert any(f"its index and conversations went to {copy.resolve()}" in note for note in back.notes)
     shutil.rmtree(copy)  # the copy deleted too: no word of a place that is gone
@@ -154,13 +161,7 @@ def test_a_folder_moved_back_where_it_was_takes_its_store_back_and_no_stale_word
 
 
 def test_the_word_of_where_conversations_went_stops_once_the_folder_has_its_own(folder, elsewhere):
-    indexed_with_a_conversation(folder)
-    copy = shutil.copytree(folder, elsewhere / "copy")
-    away = shutil.move(folder, elsewhere / "away")
-    assert titles(Collection(copy, fake_models())) == ["Redirects"]
-    shutil.move(away, folder)
-    back = Collection(folder, fake_models())
-    back.update()
+    _, back = back_after_a_copy_took_its_store(folder, elsewhere)
     assert back.moved_note
     back.history.new("Asked here again")
     assert back.moved_note == ""
