@@ -109,7 +109,7 @@ def test_version_and_help():
 
 
 def test_an_answer_that_cannot_be_saved_is_still_printed(docs, monkeypatch, capsys):
-    from repobot.cli import main as cli
+    from repobot.cli import commands, main as cli
     from repobot.engine.errors import RepoBotError
     from repobot.engine.history import History
     from repobot.engine.pipeline import Pipeline
@@ -118,7 +118,7 @@ def test_an_answer_that_cannot_be_saved_is_still_printed(docs, monkeypatch, caps
     def unsaved(self, conversation, answer):
         raise RepoBotError("The conversation could not be saved (disk I/O error); check that it is writable.")
 
-    monkeypatch.setattr(cli, "_pipeline", lambda args, with_model=False: Pipeline(
+    monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(
         docs, models=fake_models("HTTPX does not follow redirects by default [1].")))
     monkeypatch.setattr(History, "record", unsaved)
     assert cli.main(["ask", "Does HTTPX follow redirects by default?", "--json"]) == 0
@@ -128,13 +128,13 @@ def test_an_answer_that_cannot_be_saved_is_still_printed(docs, monkeypatch, caps
 
 
 def test_ask_prints_the_quotes_then_the_draft_under_its_language_then_the_checked_answer(docs, monkeypatch, capsys):
-    from repobot.cli import main as cli
+    from repobot.cli import commands, main as cli
     from repobot.engine.pipeline import Pipeline
     from tests.conftest import ByTaskLLM, fake_models
 
     llm = ByTaskLLM("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].",
                     {"HTTPX does not follow redirects by default.": "HTTPX 默认不跟随重定向。"})
-    monkeypatch.setattr(cli, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models(llm=llm)))
+    monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models(llm=llm)))
     assert cli.main(["ask", "HTTPX 默认会跟随重定向吗？"]) == 0
     out = capsys.readouterr().out
     label = ("The model is writing in English, the documents' language (not checked yet; "
@@ -211,11 +211,11 @@ def test_eval_warns_when_the_questions_name_pages_the_folder_lacks(tmp_path):
 
 def test_an_answer_cap_the_context_cannot_hold_is_refused_before_anything_is_printed(docs, monkeypatch, capsys):
     """`repobot ask --max-tokens 100000` printed the retrieved sources and the quotes, then the error."""
-    from repobot.cli import main as cli
+    from repobot.cli import commands, main as cli
     from repobot.engine.pipeline import Pipeline
     from tests.conftest import fake_models
 
-    monkeypatch.setattr(cli, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models()))
+    monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models()))
     assert cli.main(["ask", "Does HTTPX follow redirects by default?", "--max-tokens", "100000"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
@@ -224,11 +224,11 @@ def test_an_answer_cap_the_context_cannot_hold_is_refused_before_anything_is_pri
 
 def test_a_question_the_documents_do_not_cover_gets_the_fixed_phrase_whatever_the_answer_cap(docs, monkeypatch, capsys):
     """The cap is checked only for an answer the model will write: the gate's refusal needs no room for one."""
-    from repobot.cli import main as cli
+    from repobot.cli import commands, main as cli
     from repobot.engine.pipeline import Pipeline
     from tests.conftest import fake_models
 
-    monkeypatch.setattr(cli, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models()))
+    monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models()))
     assert cli.main(["ask", "How do I configure Kubernetes ingress annotations for Zookeeper?", "--max-tokens",
                      "100000", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -241,7 +241,7 @@ def test_ask_loads_the_model_beside_the_index_once(docs, monkeypatch, capsys):
     import threading
     import time
 
-    from repobot.cli import main as cli
+    from repobot.cli import commands, main as cli
     from repobot.engine.pipeline import Pipeline
     from repobot.engine.registry import ModelSet, register_embedder, register_llm
     from tests.conftest import FakeEmbedder, FakeLLM
@@ -256,7 +256,7 @@ def test_ask_loads_the_model_beside_the_index_once(docs, monkeypatch, capsys):
 
     register_llm("slow-fake-llm", slow_load)
     register_embedder("fake", FakeEmbedder)
-    monkeypatch.setattr(cli, "_pipeline", lambda args, with_model=False: Pipeline(
+    monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(
         docs, models=ModelSet("slow-fake-llm", "fake")))
     assert cli.main(["ask", "Does HTTPX follow redirects by default?", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["verdict"] == "verified"
@@ -264,7 +264,7 @@ def test_ask_loads_the_model_beside_the_index_once(docs, monkeypatch, capsys):
 
 
 def test_ask_reports_a_model_that_cannot_load_once_in_one_line(docs, monkeypatch, capsys):
-    from repobot.cli import main as cli
+    from repobot.cli import commands, main as cli
     from repobot.engine.errors import ModelError
     from repobot.engine.pipeline import Pipeline
     from repobot.engine.registry import ModelSet, register_embedder, register_llm
@@ -275,7 +275,7 @@ def test_ask_reports_a_model_that_cannot_load_once_in_one_line(docs, monkeypatch
 
     register_llm("broken-fake-llm", broken)
     register_embedder("fake", FakeEmbedder)
-    monkeypatch.setattr(cli, "_pipeline", lambda args, with_model=False: Pipeline(
+    monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(
         docs, models=ModelSet("broken-fake-llm", "fake")))
     assert cli.main(["ask", "Does HTTPX follow redirects by default?"]) == 2
     err = capsys.readouterr().err
