@@ -33,6 +33,7 @@ from typing import Callable, NamedTuple
 from .config import bundled_models_dir, user_models_dir
 from .errors import ModelError, run_tool
 from .files import sha256_file
+from .gguf import size_problem
 
 ROLES = ("default", "large", "tiny")
 
@@ -87,12 +88,12 @@ def is_gguf_header(head: bytes) -> bool:
     return head[:4] == b"GGUF"
 
 
-MISSING, UNREADABLE = "it does not exist", "it cannot be read"
+MISSING, UNREADABLE, INCOMPLETE = "it does not exist", "it cannot be read", "it is incomplete"
 
 
 def gguf_problem(path: Path) -> str:
-    """Why ``path`` cannot be a model, in a few words; "" for a readable file that starts like a GGUF (the size and
-    sha256 of a catalogued model are left to ``check_gguf``).
+    """Why ``path`` cannot be a model, in a few words; "" for a readable GGUF that holds all its header describes
+    (the sha256 of a catalogued model is left to ``check_gguf``: it takes seconds).
 
     >>> gguf_problem(Path("/")), gguf_problem(Path("/no/such.gguf"))
     ('it is a folder', 'it does not exist')
@@ -108,7 +109,24 @@ def gguf_problem(path: Path) -> str:
         return f"{UNREADABLE} ({err.strerror or err})"
     if not head:
         return "it is empty"
-    return "" if is_gguf_header(head) else "it is not a GGUF model file (it does not start with GGUF)"
+    if not is_gguf_header(head):
+        return "it is not a GGUF model file (it does not start with GGUF)"
+    return _cut_off(path)
+
+
+_CUT_OFF: dict[tuple[str, int, int], str] = {}
+
+
+def _cut_off(path: Path) -> str:
+    """``gguf.size_problem`` for a GGUF, read once per (path, size, mtime) in this process (about 0.1 s a model)."""
+    try:
+        stat = path.stat()
+        key = (os.path.realpath(path), stat.st_size, stat.st_mtime_ns)
+        if key not in _CUT_OFF:
+            _CUT_OFF[key] = size_problem(path, stat.st_size)
+    except OSError as err:
+        return f"{UNREADABLE} ({err.strerror or err})"
+    return _CUT_OFF[key]
 
 
 def found_models() -> list[ModelFile]:
@@ -144,9 +162,15 @@ def check_gguf(path: Path) -> Path:
         fix = f"run `{entry.install}`" if entry else "run `make install` for the default model"
         raise ModelError(f"Model file not found: {path}. To get it, {fix}, or pass --model FILE.gguf.")
     if problem:
-        fix = f"Delete it and run `{entry.install}`" if entry else "Choose a .gguf chat model (for example from models/)"
-        raise ModelError(f"{path} cannot be used as a model: {problem}. "
-                         f"{'Check its permissions' if problem.startswith(UNREADABLE) else fix}.")
+        if problem.startswith(UNREADABLE):
+            fix = "Check its permissions"
+        elif entry:
+            fix = f"Delete it and run `{entry.install}`"
+        elif problem.startswith(INCOMPLETE):
+            fix = "Download or copy it again, or choose another .gguf chat model"
+        else:
+            fix = "Choose a .gguf chat model (for example from models/)"
+        raise ModelError(f"{path} cannot be used as a model: {problem}. {fix}.")
     if entry and (path.stat().st_size != entry.size_bytes or _sha_cached(path) != entry.sha256):
         raise ModelError(f"{path} is corrupt or incomplete (size or sha256 mismatch). Delete it and run `{entry.install}`.")
     return path

@@ -4,6 +4,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import struct
 import zipfile
 
 import pytest
@@ -117,13 +118,21 @@ def test_unusable_gguf_entries_are_listed_with_a_reason_and_never_offered(tmp_pa
     (own / "empty.gguf").touch()
     (own / "text.gguf").write_text("not a model")
     (own / "SmolLM2-135M-Instruct.Q4_1.gguf").touch()
-    (own / "mine.gguf").write_bytes(b"GGUF\x03\x00\x00\x00" + b"x" * 100)
+    (own / "mine.gguf").write_bytes(tiny_gguf())
+    (own / "cut.gguf").write_bytes(tiny_gguf()[:-1])  # one byte short of its last tensor: a cut-off download
+    (own / "v9.gguf").write_bytes(b"GGUF\x09\x00\x00\x00" + bytes(100))
     problems = {m.path.name: m.problem for m in found_models()}
     assert problems == {
         "SmolLM2-135M-Instruct.Q4_1.gguf": "it is empty", "dangling.gguf": f"it is a broken symbolic link {LINK}",
         "empty.gguf": "it is empty", "folder.gguf": "it is a folder", "loop.gguf": f"it is a broken symbolic link {LINK}",
-        "mine.gguf": "", "text.gguf": "it is not a GGUF model file (it does not start with GGUF)"}
+        "mine.gguf": "", "text.gguf": "it is not a GGUF model file (it does not start with GGUF)",
+        "cut.gguf": f"it is incomplete: it holds {len(tiny_gguf()) - 1:,} of the {len(tiny_gguf()):,} bytes its "
+                    "header describes (a download or copy was cut off)",
+        "v9.gguf": "it is not a GGUF file of version 2 or 3"}
     assert [m.path.name for m in list_models()] == ["mine.gguf"]
+    with pytest.raises(ModelError, match="cut.gguf cannot be used as a model: it is incomplete: .* cut off\\)\\. Download "
+                                         "or copy it again, or choose another .gguf chat model.$"):
+        resolve_model("cut.gguf")
     assert "SmolLM2-135M-Instruct.Q4_1.gguf" in {e.file for e in missing_models()}  # offered with its install command
     with pytest.raises(ModelError, match="folder.gguf cannot be used as a model: it is a folder. Choose a .gguf"):
         resolve_model("folder.gguf")
@@ -138,9 +147,23 @@ def test_unusable_gguf_entries_are_listed_with_a_reason_and_never_offered(tmp_pa
 LINK = "(its target is missing, or links loop)"
 
 
+def tiny_gguf(tensors: int = 3) -> bytes:
+    """A GGUF v3 header with a vocabulary, its alignment and ``tensors`` Q4_K tensors of 512 weights, then their data."""
+    def text(s: bytes) -> bytes:
+        return struct.pack("<Q", len(s)) + s
+
+    head = b"GGUF" + struct.pack("<IQQ", 3, tensors, 2)
+    head += text(b"tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, 3) + text(b"a") + text(b"bb") + text(b"\xe4\xb8\xad")
+    head += text(b"general.alignment") + struct.pack("<II", 4, 64)
+    for n in range(tensors):  # 512 Q4_K weights: 2 blocks of 144 bytes, each tensor at an aligned offset
+        head += text(b"t%d" % n) + struct.pack("<IQQ", 2, 256, 2) + struct.pack("<IQ", 12, n * 320)
+    head += bytes(-len(head) % 64)
+    return head + bytes(320 * (tensors - 1) + 288)
+
+
 def test_models_cli_shows_a_name_with_control_characters_escaped(tmp_path):
     (tmp_path / "models").mkdir()
-    (tmp_path / "models" / "a\nb\x1b[31m.gguf").write_bytes(b"GGUF" + bytes(8))
+    (tmp_path / "models" / "a\nb\x1b[31m.gguf").write_bytes(tiny_gguf())
     env = {**os.environ, "REPOBOT_HOME": str(tmp_path)}
     listed = subprocess.run([sys.executable, "-m", "repobot", "models"], capture_output=True, text=True, env=env,
                             timeout=120)
