@@ -89,14 +89,18 @@ def cmd_search(args) -> int:
 
 def cmd_ask(args) -> int:
     from repobot.engine.load import corpus_folder
+    from repobot.engine.options import check_options, clean_question
     from repobot.engine.pipeline import AskOptions, Done
 
-    pipe = _pipeline(args, with_model=True)
-    corpus_folder(pipe.corpus)  # a wrong --corpus is said at once: before a history is made for it or a model loads
-    options = AskOptions(
+    options = check_options(AskOptions(
         k=args.k, mode=args.mode, language=args.language, strict=not args.no_strict, rewrite=args.rewrite,
         version=args.docs_version, max_tokens=args.max_tokens, gate=not args.no_gate, retry=not args.no_retry,
-    )
+    ))
+    _, shortened = clean_question(args.question)  # an empty question is refused, a long one said to be cut, at once
+    for note in shortened:
+        print(one_line(f"note: {note}"), file=sys.stderr)
+    pipe = _pipeline(args, with_model=True)
+    corpus_folder(pipe.corpus)  # a wrong --corpus is said at once: before a history is made for it or a model loads
     history = pipe.collection.history
     earlier = history.context(args.conversation) if args.conversation is not None else []
     if args.conversation is not None:
@@ -129,7 +133,7 @@ def cmd_ask(args) -> int:
     if args.json:
         print(json_text(answer.to_json()))
         return 0
-    print_answer(answer, out)
+    print_answer(answer, out, said=shortened)
     return 0
 
 

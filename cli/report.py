@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from typing import TextIO
+from typing import Sequence, TextIO
 
 from repobot.engine.events import Drafting, Preview, Retrieved, Token
 from repobot.engine.export import MARK
@@ -83,8 +83,9 @@ def print_event(event, out: TextIO) -> None:
         out.flush()
 
 
-def print_answer(answer: Answer, out: TextIO) -> None:
-    """The check of the model's answer, the verdict, the answer shown, its sources, notes and timings."""
+def print_answer(answer: Answer, out: TextIO, said: Sequence[str] = ()) -> None:
+    """The check of the model's answer, the verdict, the answer shown, its sources, notes (but those ``said``
+    before it began) and timings."""
     print(file=out)
     if answer.searched_for != answer.question:
         print(f"Searched for: {answer.searched_for}", file=out)
@@ -112,7 +113,8 @@ def print_answer(answer: Answer, out: TextIO) -> None:
         print("\n" + one_line("Sources: " + "  ".join(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}"
                                                 for h in answer.sources)), file=out)
     for note in answer.notes:
-        print(f"note: {note}", file=out)
+        if note not in said:
+            print(f"note: {note}", file=out)
     t = answer.timings
     first = f"{t.first_token_ms:.0f} ms" if t.first_token_ms is not None else "-"
     quotes = f"{t.first_content_ms:.0f} ms" if t.first_content_ms is not None else "-"

@@ -127,6 +127,30 @@ def test_an_answer_that_cannot_be_saved_is_still_printed(docs, monkeypatch, caps
     assert err.startswith("warning: The conversation could not be saved")
 
 
+def test_ask_says_a_long_question_was_cut_before_it_reads_the_folder_and_not_again_after_the_answer(
+        docs, monkeypatch, capsys):
+    from repobot.cli import commands, main as cli
+    from repobot.engine.pipeline import Pipeline
+    from tests.conftest import fake_models
+
+    said_before = []
+
+    def pipeline(args, with_model=False):
+        said_before.append(capsys.readouterr().err)
+        return Pipeline(docs, models=fake_models("HTTPX does not follow redirects by default [1]."))
+
+    monkeypatch.setattr(commands, "_pipeline", pipeline)
+    assert cli.main(["ask", "Does HTTPX follow redirects? " * 100]) == 0
+    note = "note: The question was shortened from 2899 to 2000 characters.\n"
+    assert said_before == [note]
+    captured = capsys.readouterr()
+    assert "shortened" not in captured.out + captured.err and "Verdict:" in captured.out
+    assert cli.main(["ask", "Does HTTPX follow redirects? " * 100, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["notes"][0] == note[6:-1]  # the JSON keeps every note
+    assert cli.main(["ask", " \x00 "]) == 2  # an empty question: refused before the folder is read
+    assert len(said_before) == 2 and "The question is empty" in capsys.readouterr().err
+
+
 def test_ask_prints_the_quotes_then_the_draft_under_its_language_then_the_checked_answer(docs, monkeypatch, capsys):
     from repobot.cli import commands, main as cli
     from repobot.engine.pipeline import Pipeline
