@@ -8,7 +8,9 @@ database is set aside (``history.damaged-<time>.sqlite3``) with a one-line
 note, and a new one is started.
 
 >>> import tempfile; from pathlib import Path
->>> h = History(Path(tempfile.mkdtemp()) / "history.sqlite3")
+>>> h = History(Path(tempfile.mkdtemp()) / "store" / "history.sqlite3")
+>>> h.conversations(), h.path.parent.exists()         # nothing is written until something is saved
+([], False)
 >>> c = h.new("Redirects"); h.rename(c, "Redirects in httpx"); [(x.title, x.turns) for x in h.conversations()]
 [('Redirects in httpx', 0)]
 """
@@ -16,6 +18,7 @@ note, and a new one is started.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -52,6 +55,17 @@ class History:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.note = ""  # set when a damaged file was set aside
+        self._db: sqlite3.Connection | None = None
+        self._opened(create=False)
+
+    def _opened(self, create: bool) -> sqlite3.Connection | None:
+        """The open database; made on the first write (``create``), so that only reading it, as listing the
+        conversations of a folder never asked about does, leaves no file or folder behind. None: none yet."""
+        if self._db is None and (create or os.path.lexists(self.path)):
+            self._connect()
+        return self._db
+
+    def _connect(self) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = self._open()
@@ -84,13 +98,15 @@ class History:
         return db
 
     def close(self) -> None:
-        self._db.close()
+        if self._db is not None:
+            self._db.close()
 
     def _write(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
+        db = self._opened(create=True)
         try:
-            with self._db:
-                self._db.execute("BEGIN")
-                return self._db.execute(sql, args)
+            with db:
+                db.execute("BEGIN")
+                return db.execute(sql, args)
         except sqlite3.Error as err:
             raise self._unsaved(err) from err
 
@@ -118,8 +134,11 @@ class History:
                             f"restart RepoBot to {fix}.")
 
     def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
+        db = self._opened(create=False)
+        if db is None:  # nothing saved yet
+            return []
         try:
-            return self._db.execute(sql, args).fetchall()
+            return db.execute(sql, args).fetchall()
         except OverflowError:  # an id past SQLite's 64-bit integers (`--export 1e24`): no row can have it
             return []
         except sqlite3.Error as err:
@@ -166,14 +185,15 @@ class History:
         self._need(conversation)
         data = json.dumps(answer_json(answer, full=True), ensure_ascii=False)
         now = time.time()
+        db = self._opened(create=True)
         try:
-            with self._db:
-                self._db.execute("BEGIN")
-                self._db.execute(
+            with db:
+                db.execute("BEGIN")
+                db.execute(
                     """INSERT INTO turns(conversation, position, question, answer, data, created)
                        VALUES (?, (SELECT COUNT(*) FROM turns WHERE conversation = ?), ?, ?, ?, ?)""",
                     (conversation, conversation, answer.question, answer.final_answer, data, now))
-                self._db.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation))
+                db.execute("UPDATE conversations SET updated = ? WHERE id = ?", (now, conversation))
         except sqlite3.Error as err:
             raise self._unsaved(err) from err
 

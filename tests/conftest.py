@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import struct
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -150,3 +151,17 @@ def docs(tmp_path) -> Path:
         encoding="utf-8",
     )
     return tmp_path
+
+
+def tiny_gguf(tensors: int = 3) -> bytes:
+    """A GGUF v3 header with a vocabulary, its alignment and ``tensors`` Q4_K tensors of 512 weights, then their data."""
+    def text(s: bytes) -> bytes:
+        return struct.pack("<Q", len(s)) + s
+
+    head = b"GGUF" + struct.pack("<IQQ", 3, tensors, 2)
+    head += text(b"tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, 3) + text(b"a") + text(b"bb") + text(b"\xe4\xb8\xad")
+    head += text(b"general.alignment") + struct.pack("<II", 4, 64)
+    for n in range(tensors):  # 512 Q4_K weights: 2 blocks of 144 bytes, each tensor at an aligned offset
+        head += text(b"t%d" % n) + struct.pack("<IQQ", 2, 256, 2) + struct.pack("<IQ", 12, n * 320)
+    head += bytes(-len(head) % 64)
+    return head + bytes(320 * (tensors - 1) + 288)

@@ -115,7 +115,7 @@ def test_a_data_folder_that_is_a_file_is_one_line_with_the_fix(docs, tmp_path, m
     monkeypatch.setenv("REPOBOT_HOME", str(a_file))
     for action in (lambda: indexed(docs), lambda: load_index(docs),
                    lambda: Collection(docs, fake_models()).choose_languages(["en"]),
-                   lambda: Collection(docs, fake_models()).history):
+                   lambda: Collection(docs, fake_models()).history.new("Redirects")):
         with pytest.raises(RepoBotError, match=UNWRITABLE) as caught:
             action()
         assert "Not a directory" in str(caught.value) and "\n" not in str(caught.value)
@@ -160,8 +160,10 @@ def test_the_language_choice_that_cannot_be_saved_is_one_line(docs, home, monkey
 def test_the_history_and_the_checkpoint_say_the_same_about_an_unwritable_folder(tmp_path, home):
     a_file = tmp_path / "file"
     a_file.write_text("")
+    history = History(a_file / "history.sqlite3")  # only read so far: nothing to write, nothing to refuse
+    assert history.conversations() == []
     with pytest.raises(RepoBotError, match=UNWRITABLE):
-        History(a_file / "history.sqlite3")
+        history.new("Redirects")
     with pytest.raises(RepoBotError, match=UNWRITABLE):
         DiskCheckpoint(a_file, "fake-embedder").put("abc", np.ones((1, 2), np.float32))
 

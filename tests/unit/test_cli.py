@@ -360,3 +360,17 @@ def test_a_search_refused_for_its_question_or_options_reads_no_folder(tmp_path):
         result = repobot("search", *args, "--corpus", str(tmp_path / "docs"), "--mode", "bm25", env=env)
         assert result.returncode == 2 and result.stderr.startswith("repobot: ")
     assert not (tmp_path / "home" / "indexes").exists() or not any((tmp_path / "home" / "indexes").iterdir())
+
+
+def test_listing_the_conversations_of_a_folder_never_asked_about_leaves_nothing_behind(tmp_path):
+    """`history` on a folder without markdown, or one never asked about, reads; it makes no store folder or file."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.txt").write_text("not markdown\n")
+    home = tmp_path / "home"
+    listed = repobot("history", "--corpus", str(tmp_path / "notes"), env={**os.environ, "REPOBOT_HOME": str(home)})
+    assert (listed.returncode, listed.stdout) == (0, "No saved conversations.\n")
+    assert not (home / "indexes").exists()
+    searched = repobot("history", "--corpus", str(tmp_path / "notes"), "--search", "proxy", "--json",
+                       env={**os.environ, "REPOBOT_HOME": str(home)})
+    assert searched.returncode == 0 and json.loads(searched.stdout) == []
+    assert not (home / "indexes").exists()

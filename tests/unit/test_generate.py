@@ -117,6 +117,7 @@ def test_a_load_failure_without_a_message_still_says_what_failed(tmp_path, monke
 
     from repobot.engine import llama
     from repobot.engine.errors import ModelError
+    from tests.conftest import tiny_gguf
 
     class Refuses:
         def __init__(self, **_):
@@ -125,7 +126,7 @@ def test_a_load_failure_without_a_message_still_says_what_failed(tmp_path, monke
     monkeypatch.setattr(llama_cpp, "Llama", Refuses)
     monkeypatch.setattr(llama, "load_cpu_backends", lambda: None)
     model = tmp_path / "odd.gguf"
-    model.write_bytes(b"GGUF" + bytes(60))
+    model.write_bytes(tiny_gguf())  # a sound file, as far as its header goes
     with pytest.raises(ModelError, match=r"could not load odd\.gguf \(ValueError\)\. .*choose another GGUF"):
         llama.LlamaCppLLM(model)
 

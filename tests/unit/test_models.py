@@ -4,12 +4,12 @@ import hashlib
 import os
 import subprocess
 import sys
-import struct
 import zipfile
 
 import pytest
 
 from repobot.engine.errors import ModelError
+from tests.conftest import tiny_gguf
 from repobot.engine.models import CatalogEntry, assemble, catalog, check_gguf, part_sources, resolve_model
 
 PARTS = [b"GGUF" + b"a" * 96, b"b" * 100, b"c" * 37]
@@ -145,20 +145,6 @@ def test_unusable_gguf_entries_are_listed_with_a_reason_and_never_offered(tmp_pa
 
 
 LINK = "(its target is missing, or links loop)"
-
-
-def tiny_gguf(tensors: int = 3) -> bytes:
-    """A GGUF v3 header with a vocabulary, its alignment and ``tensors`` Q4_K tensors of 512 weights, then their data."""
-    def text(s: bytes) -> bytes:
-        return struct.pack("<Q", len(s)) + s
-
-    head = b"GGUF" + struct.pack("<IQQ", 3, tensors, 2)
-    head += text(b"tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, 3) + text(b"a") + text(b"bb") + text(b"\xe4\xb8\xad")
-    head += text(b"general.alignment") + struct.pack("<II", 4, 64)
-    for n in range(tensors):  # 512 Q4_K weights: 2 blocks of 144 bytes, each tensor at an aligned offset
-        head += text(b"t%d" % n) + struct.pack("<IQQ", 2, 256, 2) + struct.pack("<IQ", 12, n * 320)
-    head += bytes(-len(head) % 64)
-    return head + bytes(320 * (tensors - 1) + 288)
 
 
 def test_models_cli_shows_a_name_with_control_characters_escaped(tmp_path):
