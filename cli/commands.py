@@ -92,6 +92,8 @@ def cmd_ask(args) -> int:
     from repobot.engine.options import check_options, clean_question
     from repobot.engine.pipeline import AskOptions, Done
 
+    from .progress import ProgressBar
+
     options = check_options(AskOptions(
         k=args.k, mode=args.mode, language=args.language, strict=not args.no_strict, rewrite=args.rewrite,
         version=args.docs_version, max_tokens=args.max_tokens, gate=not args.no_gate, retry=not args.no_retry,
@@ -110,7 +112,8 @@ def cmd_ask(args) -> int:
     out = Terminal(sys.stdout)  # the documents' words are printed, a terminal escape among them never obeyed
     try:
         with loading_beside(lambda: pipe.models.llm):
-            _ = pipe.collection.index  # a first index is built here: Ctrl-C stops it at once, keeping what it saved
+            # a first index is built here, its progress shown: Ctrl-C stops it at once, keeping what it saved
+            pipe.build_index(progress=ProgressBar(enabled=None if not args.json else False))
             if options.mode != "bm25":
                 _ = pipe.models.embedder
             for event in off_main_thread(lambda: pipe.ask_stream(args.question, options, cancel=cancel,

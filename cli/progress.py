@@ -31,9 +31,16 @@ class ProgressBar:
         if not self.enabled:
             return
         now = self.clock()
-        if stage != self._stage:
+        begins = stage != self._stage
+        if begins:
             self._stage, self._started = stage, self._previous
         self._previous = now
+        if stage == "wait":  # said once; the other RepoBot's embedding is taken up when it is done
+            if not begins:
+                return
+            self.stream.write("another RepoBot is embedding this folder: waiting to use its work (Ctrl-C stops)\n")
+            self.stream.flush()
+            return
         if stage == "searchable":  # a milestone, not a bar: the folder answers (BM25) from here on
             left = total - done
             if not left:

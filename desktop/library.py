@@ -235,9 +235,8 @@ class Library(QObject):
         """Embed what the folder's index still lacks, giving way to every question; dense search grows as it goes."""
         collection = self.pipeline(root).collection
 
-        def work(context):
-            for done, total in collection.embed_steps(cancelled=context.cancelled):
-                yield "embed", done, total
+        def work(context):  # ("embed", done, total), or ("wait", …) while another RepoBot embeds the folder
+            yield from collection.embed_steps(cancelled=context.cancelled)
 
         def finished(_result):
             report = self.indexed_reports.get(root)

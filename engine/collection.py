@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from . import config
-from .errors import CorpusError, IndexStoreError, RepoBotError, unwritable_data_folder
+from .errors import Cancelled, CorpusError, IndexStoreError, RepoBotError, unwritable_data_folder
 from .files import write_json_atomic
 from .history import History
 from .index import Index, Progress, UpdateReport, embed_pending, update_index
 from .load import Corpus, Skipped, load_corpus, select_languages
 from .registry import ModelSet
 from .moved import adopt_store, adopting, forwarded_to, moved_from, nothing_saved
-from .store import DiskCheckpoint, load_index, prepared_store_dir, save_index, store_dir
+from .store import WAIT_POLL_S, DiskCheckpoint, embedding_turn, load_index, prepared_store_dir, save_index, store_dir
 from .twins import TwinIndex, twin_index
 
 
@@ -69,7 +69,7 @@ class Collection:
 
         ``embed=False`` stops once it is searchable; ``embed_steps`` then embeds the rest
         (the window runs it in the background). Progress goes (stage, done, total), stages
-        "chunk", "searchable" and "embed".
+        "chunk", "searchable", "wait" (another RepoBot is embedding this folder) and "embed".
         """
         started = time.perf_counter()
         corpus = load_corpus(self.root)
@@ -113,9 +113,10 @@ class Collection:
             progress("searchable", index.size - index.pending_chunks, index.size)
         embedded = 0
         if embed:
-            for embedded, total in self.embed_steps(cancelled=cancelled):
+            for stage, done, total in self.embed_steps(cancelled=cancelled):
+                embedded = done if stage == "embed" else embedded
                 if progress:
-                    progress("embed", embedded, total)
+                    progress(stage, done, total)
         return report._replace(embedded_chunks=embedded, seconds=time.perf_counter() - started)
 
     @property
@@ -159,19 +160,38 @@ class Collection:
         self.moved_from = moved.root
         return moved.root
 
-    def embed_steps(self, *, cancelled: Callable[[], bool] = lambda: False) -> Iterator[tuple[int, int]]:
-        """Embed what the index still lacks, a group of files at a time (yields chunks done, total); saves at the end.
+    def embed_steps(self, *, cancelled: Callable[[], bool] = lambda: False) -> Iterator[tuple[str, int, int]]:
+        """Embed what the index still lacks, a group of files at a time; saves at the end. Yields (stage, chunks
+        done, total): "embed" after each group, "wait" while another RepoBot embeds this folder.
 
         Killed or cancelled half way, nothing is lost: each group's vectors are
-        checkpointed, and the next update picks them up.
+        checkpointed, and the next update picks them up. After waiting for another
+        RepoBot (``store.embedding_turn``), its saved work is taken up and only the
+        rest is embedded. It yields while it waits, so the window answers meanwhile.
         """
-        index = self.index
-        if not index.pending:
+        if not self.index.pending:
             return
-        checkpoint = self._checkpoint()
-        yield from embed_pending(index, self.models.embedder, cancelled=cancelled, checkpoint=checkpoint)
-        save_index(index)
-        checkpoint.clear()
+        folder = prepared_store_dir(self.root.resolve())
+        turn = embedding_turn(folder)
+        waited = turn is None
+        while turn is None:
+            if cancelled():
+                raise Cancelled()
+            yield "wait", 0, self.index.pending_chunks
+            time.sleep(WAIT_POLL_S)
+            turn = embedding_turn(folder)
+        with turn:
+            if waited:  # the other one saved its index (or checkpointed what it did before it stopped): read it
+                self._index = None
+                self.update(cancelled=cancelled, embed=False)
+            index = self.index
+            if not index.pending:
+                return
+            checkpoint = self._checkpoint()
+            for done, total in embed_pending(index, self.models.embedder, cancelled=cancelled, checkpoint=checkpoint):
+                yield "embed", done, total
+            save_index(index)
+            checkpoint.clear()
 
     def _checkpoint(self) -> DiskCheckpoint:
         return DiskCheckpoint(store_dir(self.root.resolve()) / "partial", self.models.embedder.name)

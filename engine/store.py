@@ -22,6 +22,7 @@ import shutil
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
@@ -173,6 +174,38 @@ def locked(folder: Path):
         if fcntl:
             fcntl.flock(fh, fcntl.LOCK_EX)
         yield
+
+
+WAIT_POLL_S = 0.2  # how often a RepoBot waiting for another's embedding looks again (and at its Stop)
+
+
+def embedding_turn(folder: Path) -> IO | None:
+    """Take ``folder/embedding`` without waiting: the open, locked file while this RepoBot embeds the folder (close
+    it to give the turn up), or None while another RepoBot holds it.
+
+    Two RepoBots asked about one folder at once (the window and a command, say) so embed it once: the second
+    waits, then takes up what the first saved (``Collection.embed_steps``). The lock goes with the process that
+    holds it, killed or not; where the system has no ``flock``, every RepoBot has its turn at once, as before.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> mine = embedding_turn(folder)
+    >>> embedding_turn(folder) is None, mine is not None
+    (True, True)
+    >>> mine.close(); theirs = embedding_turn(folder); theirs is not None
+    True
+    """
+    fh = open(folder / "embedding", "a")
+    try:
+        if fcntl:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        fh.close()
+        return None
+    except BaseException:
+        fh.close()
+        raise
+    return fh
 
 
 def load_index(root: Path, folder: Path | None = None) -> Index | None:

@@ -154,6 +154,10 @@ class CollectionsPanel(QWidget):
             self.label.setText(f"Reading {done:,}/{total:,} files — {name}")
         elif stage == "searchable":
             self.label.setText(f"Searchable — {name}; embedding {done:,} / {total:,}")
+        elif stage == "wait":  # searchable by words meanwhile; its embeddings come from the other RepoBot
+            self.label.setText(f"Searchable — {name}; another RepoBot is embedding it: waiting to use its work")
+            self.cancel_button.setEnabled(True)
+            return
         else:
             self.label.setText(f"Searchable — {name}; embedding {done:,} / {total:,} passages")
             self.cancel_button.setEnabled(True)

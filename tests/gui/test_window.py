@@ -378,6 +378,27 @@ def test_a_new_folder_answers_at_once_by_words_while_it_is_embedded(qtbot, docs,
     win.close()
 
 
+def test_a_folder_another_repobot_is_embedding_answers_by_words_and_is_embedded_once_it_may(qtbot, docs, settings_path):
+    from repobot.engine.store import embedding_turn, prepared_store_dir
+
+    theirs = embedding_turn(prepared_store_dir(docs))  # a command embedding the same folder holds the turn
+    assert theirs is not None
+    win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="fake",
+                     model=register_fake_llm(FakeLLM(ANSWER)))
+    qtbot.addWidget(win)
+    win.show()
+    c = win.controller
+    qtbot.waitUntil(lambda: "another RepoBot is embedding it" in win.collections.label.text(), timeout=20000)
+    assert win.ask("Does HTTPX follow redirects by default?")  # the wait gives way to a question, as embedding does
+    qtbot.waitUntil(lambda: len(c.turns) == 1, timeout=20000)
+    assert any("found by their words alone (BM25)" in note for note in c.turns[0].answer.notes)
+    assert c.tasks.waiting(Busy.EMBEDDING)
+    theirs.close()  # the other RepoBot stopped before it saved anything: the window embeds the folder itself
+    qtbot.waitUntil(lambda: not c.tasks.waiting(Busy.EMBEDDING), timeout=20000)
+    assert c.indexed_reports[c.active].pending == 0 and not c.pipeline(c.active).collection.index.pending
+    win.close()
+
+
 def test_a_question_when_the_model_failed_to_load_is_refused_with_the_reason(qtbot, docs, settings_path):
     from repobot.engine.errors import ModelError
     from repobot.engine.registry import register_llm

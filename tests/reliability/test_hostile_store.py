@@ -9,6 +9,8 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -282,3 +284,41 @@ def test_a_saved_index_of_the_wrong_shape_is_rebuilt_with_a_note(docs, home, dam
     assert again.index.chunks == first.chunks
     assert load_index(docs).chunks == first.chunks  # saved again, sound
     assert (store_dir(docs) / "CURRENT").is_file()
+
+
+def test_two_repobots_asked_about_one_folder_at_once_embed_it_once(docs, home, monkeypatch):
+    """The window and a command on the same new folder: the second waits for the first's embedding, saying so, and
+    takes it up instead of embedding the folder again. Both end with the whole folder embedded."""
+    from tests.conftest import FakeEmbedder
+
+    go, calls = threading.Event(), []
+    plain = FakeEmbedder.embed_batch
+
+    def embed_batch(self, texts):
+        calls.append(threading.current_thread().name)
+        go.wait(10)  # the first RepoBot is still embedding while the second arrives
+        return plain(self, texts)
+
+    monkeypatch.setattr(FakeEmbedder, "embed_batch", embed_batch)
+    first, second = Collection(docs, fake_models()), Collection(docs, fake_models())
+    first.update(embed=False)
+    stages, reports = [], []
+    threads = [threading.Thread(target=lambda: reports.append(list(first.embed_steps())), name="first"),
+               threading.Thread(target=lambda: reports.append(second.update(progress=lambda *p: stages.append(p))),
+                                name="second")]
+    threads[0].start()
+    while not calls:
+        time.sleep(0.01)
+    threads[1].start()
+    deadline = time.monotonic() + 10
+    while not any(stage == "wait" for stage, _, _ in stages) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert ("wait", 0, first.index.pending_chunks) in stages and threads[1].is_alive()
+    go.set()
+    for thread in threads:
+        thread.join(20)
+    assert set(calls) == {"first"}  # the second embedded nothing
+    report = next(r for r in reports if not isinstance(r, list))
+    assert report.embedded_chunks == 0
+    assert not second.index.pending and not first.index.pending
+    assert np.array_equal(second.index.vectors, first.index.vectors)

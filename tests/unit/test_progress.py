@@ -41,3 +41,18 @@ def test_work_that_stops_once_searchable_does_not_say_it_is_embedding():
     out = io.StringIO()
     ProgressBar(out, enabled=True, embeds=False)("searchable", 0, 293)
     assert out.getvalue() == "searchable: 293 passages; 293 passages not embedded yet (a hybrid search embeds them)\n"
+
+
+def test_waiting_for_another_repobot_is_said_once_and_the_embedding_after_it_is_timed_from_its_end():
+    out, clock = io.StringIO(), Clock()
+    bar = ProgressBar(out, enabled=True, width=4, clock=clock)
+    bar("searchable", 0, 100)
+    for _ in range(50):  # the other RepoBot embeds for 10 s
+        clock.now += 0.2
+        bar("wait", 0, 100)
+    clock.now += 1.0
+    bar("embed", 100, 100)
+    lines = out.getvalue().split("\n")
+    assert lines[1] == "another RepoBot is embedding this folder: waiting to use its work (Ctrl-C stops)"
+    assert out.getvalue().count("another RepoBot") == 1
+    assert lines[2] == "\rembedding [####] 100/100 passages  100/s  ETA 0s"
