@@ -8,7 +8,9 @@ Never taken: by a copy (the folder is still where it was), by a folder made
 anew with a page of the same name, by a place with conversations of its own
 (the caller checks), nor while the folder may only be on a drive not mounted.
 A folder that only looked moved (a copy made beside it while it was away)
-finds word of where its store went when it is back (``forwarded_to``).
+finds word of where its store went when it is back (``forwarded_to``); one moved
+away and back before anything was saved at the other place takes its store back
+by the same word.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ def moved_from(root: Path, *, least: float = 0.5) -> Moved | None:
     own = store_dir(root)
     if not nothing_saved(root):
         return None
+    if (back := _taken_by_a_place_gone_since(root)) is not None:
+        return back
     try:
         folders = sorted((data_dir() / "indexes").iterdir())  # a store per folder RepoBot has indexed: a few
     except OSError:
@@ -101,6 +105,22 @@ def moved_from(root: Path, *, least: float = 0.5) -> Moved | None:
         if share >= least and share > most:
             best, most = Moved(folder, was), share
     return best
+
+
+def _taken_by_a_place_gone_since(root: Path) -> Moved | None:
+    """``root``'s own store, when ``root`` was moved away and back before anything was saved at the other place:
+    that place took the store (word of it was left here, ``_leave_forward``) and is gone, while the store still
+    says it is ``root``'s (its index names ``root``). Nothing else finds it: it lives under the other place's name."""
+    try:
+        went = Path(json.loads((store_dir(root) / FORWARD).read_text(encoding="utf-8"))["to"])
+        if went.exists():
+            return None  # a copy that took the store, still there: ``forwarded_to`` says where it went
+        store = store_dir(went)
+        generation = current_generation(store)
+        meta = json.loads((generation / "meta.json").read_text(encoding="utf-8")) if generation else None
+        return Moved(store, went) if isinstance(meta, dict) and Path(meta["root"]) == root else None
+    except (OSError, ValueError, TypeError, KeyError, RecursionError):
+        return None
 
 
 def maybe_unmounted(gone: Path) -> bool:

@@ -160,6 +160,23 @@ def test_a_folder_moved_back_where_it_was_takes_its_store_back_and_no_stale_word
     assert not (store_dir(folder) / "moved.json").exists()
 
 
+def test_a_folder_moved_away_and_back_before_anything_was_saved_at_the_other_place_finds_its_store(
+        folder, elsewhere):
+    """The other place took the store when its conversations were listed (`repobot history`, the window's start),
+    but never saved it under its own path: the folder, back, must still find it."""
+    indexed_with_a_conversation(folder)
+    moved = shutil.move(folder, elsewhere / "moved")
+    there = Collection(moved, fake_models())
+    assert titles(there) == ["Redirects"] and there.moved_from == folder.resolve()  # taken, not saved there
+    there.history.close()
+    shutil.move(moved, folder)
+    back = Collection(folder, fake_models())
+    assert titles(back) == ["Redirects"]  # listed before any update, as the window does
+    report = back.update()
+    assert titles(back) == ["Redirects"] and report.embedded_chunks == 0
+    assert load_index(folder).root == folder.resolve()
+
+
 def test_the_word_of_where_conversations_went_stops_once_the_folder_has_its_own(folder, elsewhere):
     _, back = back_after_a_copy_took_its_store(folder, elsewhere)
     assert back.moved_note
