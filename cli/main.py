@@ -55,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USER_ERROR
     from repobot.engine.errors import DISK_FULL, RepoBotError
 
+    if sys.stdout is None and args.command != "gui":  # started with its output closed (`>&-`): nothing could be said
+        if sys.stderr is not None:
+            print(f"repobot: its output is closed, so {args.command} could not say anything: run it without `>&-`, "
+                  "or send its output to a file (> out.txt) or to /dev/null.", file=sys.stderr)
+        return EXIT_USER_ERROR
     try:
         code = COMMANDS[args.command](args) or 0
         if sys.stdout is not None:  # a full disk or a closed pipe is found here, not after main() has returned

@@ -95,6 +95,10 @@ def test_output_to_a_full_disk_closed_stdin_and_undecodable_bytes_end_in_one_lin
                             text=True, timeout=300)
     assert closed.returncode == 2
     assert closed.stderr.startswith("repobot: check reads the answer on its standard input, which is closed")
+    silenced = subprocess.run(f"{sys.executable} -m repobot models >&-", shell=True, capture_output=False,
+                              stderr=subprocess.PIPE, text=True, timeout=300)
+    assert silenced.returncode == 2  # not 0 with its listing lost
+    assert silenced.stderr.startswith("repobot: its output is closed, so models could not say anything")
     if os.path.exists("/dev/full"):
         full = subprocess.run(f"{sys.executable} -m repobot check --n-docs 2 > /dev/full", shell=True, input="x [1].",
                               capture_output=True, text=True, timeout=300)
