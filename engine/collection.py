@@ -22,7 +22,7 @@ from .errors import Cancelled, CorpusError, IndexStoreError, RepoBotError, unwri
 from .files import write_json_atomic
 from .history import History
 from .index import Index, Progress, UpdateReport, embed_pending, update_index
-from .load import Corpus, Skipped, load_corpus, select_languages
+from .load import UNLISTED, Corpus, Skipped, load_corpus, select_languages
 from .registry import ModelSet
 from .moved import adopt_store, adopting, forwarded_to, moved_from, nothing_saved
 from .store import WAIT_POLL_S, DiskCheckpoint, embedding_turn, load_index, prepared_store_dir, save_index, store_dir
@@ -81,6 +81,10 @@ class Collection:
             raise CorpusError(f"{corpus.root} has no pages in other languages (no folders such as en/ and zh/): "
                               "--languages is for a translated tree; leave it out.")
         if self._asked and (absent := sorted(self._asked - set(corpus.languages))):
+            if unlisted := [p for p in corpus.problems if p.source in {f"{code}/" for code in absent}]:
+                raise CorpusError(f"{corpus.root / unlisted[0].source} cannot be listed now "
+                                  f"({unlisted[0].reason.removeprefix(UNLISTED).strip(' ()')}): check that you may "
+                                  "open it, or choose other languages.")
             raise CorpusError(f"{corpus.root} has no pages in {', '.join(absent)} (it has "
                               f"{', '.join(sorted(corpus.languages))}): choose other languages.")
         chosen = self._asked or self.chosen_languages()

@@ -61,6 +61,24 @@ def test_a_language_the_tree_lacks_is_refused_beside_one_it_has_and_not_remember
     assert Collection(tree, fake_models()).chosen_languages() is None
 
 
+def test_a_language_folder_that_cannot_be_listed_now_is_said_so_not_called_absent(tree, monkeypatch):
+    """zh/ unreadable for a moment: `--languages en,zh` used to say the tree "has no pages in zh"."""
+    import os
+    from pathlib import Path
+
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if Path(path).name == "zh":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)  # root reads any folder: fail as it would for a user
+    with pytest.raises(CorpusError, match=r"docs/zh cannot be listed now \(Permission denied\): check that you may "
+                                          r"open it, or choose other languages.$"):
+        Collection(tree, fake_models(), languages=["en", "zh"]).update()
+
+
 @pytest.mark.integration  # `repobot index` embeds with the real embedder
 def test_the_cli_takes_languages_and_reports_them(tree):
     result = subprocess.run([sys.executable, "-m", "repobot", "index", "--corpus", str(tree), "--languages", "en,zh",
