@@ -165,3 +165,16 @@ def tiny_gguf(tensors: int = 3) -> bytes:
         head += text(b"t%d" % n) + struct.pack("<IQQ", 2, 256, 2) + struct.pack("<IQ", 12, n * 320)
     head += bytes(-len(head) % 64)
     return head + bytes(320 * (tensors - 1) + 288)
+
+
+def refuse_listing(monkeypatch, name: str) -> None:
+    """Folders called ``name`` cannot be listed (Permission denied), as for a user without the right: tests run as
+    root, who may list any folder."""
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if Path(path).name == name:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)

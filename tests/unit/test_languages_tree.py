@@ -10,7 +10,7 @@ import pytest
 from repobot.engine.collection import Collection
 from repobot.engine.errors import CorpusError
 from repobot.engine.load import load_corpus
-from tests.conftest import fake_models
+from tests.conftest import fake_models, refuse_listing
 
 
 @pytest.fixture
@@ -63,17 +63,7 @@ def test_a_language_the_tree_lacks_is_refused_beside_one_it_has_and_not_remember
 
 def test_a_language_folder_that_cannot_be_listed_now_is_said_so_not_called_absent(tree, monkeypatch):
     """zh/ unreadable for a moment: `--languages en,zh` used to say the tree "has no pages in zh"."""
-    import os
-    from pathlib import Path
-
-    real_scandir = os.scandir
-
-    def scandir(path="."):
-        if Path(path).name == "zh":
-            raise PermissionError(13, "Permission denied", str(path))
-        return real_scandir(path)
-
-    monkeypatch.setattr(os, "scandir", scandir)  # root reads any folder: fail as it would for a user
+    refuse_listing(monkeypatch, "zh")
     with pytest.raises(CorpusError, match=r"docs/zh cannot be listed now \(Permission denied\): check that you may "
                                           r"open it, or choose other languages.$"):
         Collection(tree, fake_models(), languages=["en", "zh"]).update()

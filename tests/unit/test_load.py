@@ -5,6 +5,7 @@ import pytest
 
 from repobot.engine.errors import CorpusError
 from repobot.engine.load import load_corpus
+from tests.conftest import refuse_listing
 
 
 def test_missing_empty_and_file_paths_give_a_fix(tmp_path):
@@ -99,14 +100,7 @@ def test_a_looping_link_a_pipe_and_an_unlistable_folder_are_reported_not_fatal(t
     os.mkfifo(tmp_path / "pipe.md")  # reading it would wait forever
     (tmp_path / "locked").mkdir()
     (tmp_path / "locked" / "x.md").write_text("# x")
-    real_scandir = os.scandir
-
-    def scandir(path="."):
-        if Path(path).name == "locked":
-            raise PermissionError(13, "Permission denied", str(path))
-        return real_scandir(path)
-
-    monkeypatch.setattr(os, "scandir", scandir)  # root reads any folder: fail as it would for a user
+    refuse_listing(monkeypatch, "locked")
     corpus = load_corpus(tmp_path)
     assert [d.source for d in corpus.documents] == ["ok.md"]
     problems = dict(corpus.problems)
