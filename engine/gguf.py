@@ -44,6 +44,7 @@ class CutOff(HeaderError):
 # the fewest bytes one element can take: a metadata value of each type, a key/value pair, a tensor description
 SMALLEST = {**SCALARS, STRING: 8, ARRAY: 12}
 SMALLEST_PAIR, SMALLEST_TENSOR = 8 + 4 + 1, 8 + 4 + 4 + 8
+MAX_DIMS, LARGEST = 8, 1 << 50  # ggml's tensors have 4 dimensions at most; a petabyte is no model file
 
 
 class _Reader:
@@ -56,9 +57,10 @@ class _Reader:
         fh.seek(0)
 
     def bytes(self, n: int) -> bytes:
-        if n > self.size - self.fh.tell():
+        data = self.fh.read(n) if n <= self.size - self.fh.tell() else b""
+        if len(data) != n:  # (short as well when the file shrinks while it is read)
             raise CutOff("the file ends inside its header")
-        return self.fh.read(n)
+        return data
 
     def u32(self) -> int:
         return struct.unpack("<I", self.bytes(4))[0]
@@ -122,14 +124,20 @@ def needed_bytes(fh: BinaryIO) -> int:
     end = 0
     for _ in range(tensors):
         read.bytes(read.u64())  # the name
+        dims = read.u32()
+        if dims > MAX_DIMS:
+            raise HeaderError(f"its header is damaged (a tensor of {dims} dimensions)")
         count = 1
-        for _ in range(read.u32()):
+        for _ in range(dims):
             count *= read.u64()
         kind, offset = read.u32(), read.u64()
         per_block, block_bytes = BLOCKS.get(kind, (1, 0))
         end = max(end, offset + -(-count // per_block) * block_bytes)
     start = fh.tell()
-    return start + (-start % alignment) + end
+    needed = start + (-start % alignment) + end
+    if needed > LARGEST:
+        raise HeaderError("its header is damaged (it describes more data than any disk holds)")
+    return needed
 
 
 def size_problem(path, size: int) -> str:
@@ -145,6 +153,8 @@ def size_problem(path, size: int) -> str:
         return f"it is incomplete: {err} (a download or copy was cut off)"
     except HeaderError as err:
         return str(err)
+    except RecursionError:  # arrays nested thousands deep
+        return "its header is damaged (arrays nested too deep)"
     if size < needed:
         return (f"it is incomplete: it holds {size:,} of the {needed:,} bytes its header describes "
                 "(a download or copy was cut off)")
