@@ -20,9 +20,9 @@ import io
 import struct
 from typing import BinaryIO
 
-# ggml type id -> (weights per block, bytes per block), as llama.cpp's gguf-py lists them
+# ggml type id -> (weights per block, bytes per block), as ggml's ggml_type_size has them
 BLOCKS = {
-    0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 6: (32, 22), 7: (32, 24), 8: (32, 34), 9: (32, 40),
+    0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 6: (32, 22), 7: (32, 24), 8: (32, 34), 9: (32, 36),
     10: (256, 84), 11: (256, 110), 12: (256, 144), 13: (256, 176), 14: (256, 210), 15: (256, 292),
     16: (256, 66), 17: (256, 74), 18: (256, 98), 19: (256, 50), 20: (32, 18), 21: (256, 110), 22: (256, 82),
     23: (256, 136), 24: (1, 1), 25: (1, 2), 26: (1, 4), 27: (1, 8), 28: (1, 8), 29: (256, 56), 30: (1, 2),
@@ -45,6 +45,10 @@ class CutOff(HeaderError):
 SMALLEST = {**SCALARS, STRING: 8, ARRAY: 12}
 SMALLEST_PAIR, SMALLEST_TENSOR = 8 + 4 + 1, 8 + 4 + 4 + 8
 MAX_DIMS, LARGEST = 8, 1 << 50  # ggml's tensors have 4 dimensions at most; a petabyte is no model file
+# real models have tens of keys, thousands of tensors and vocabularies under a million: far more is a damaged header,
+# said at once rather than looped over (each entry read costs about a microsecond)
+MAX_KEYS, MAX_TENSORS, MAX_ITEMS = 1 << 16, 1 << 20, 1 << 21
+RETIRED_TYPES, LAST_TYPE = {4, 5}, 64  # Q4_2 and Q4_3 were removed from ggml; its type ids stay far below 64
 
 
 class _Reader:
@@ -54,7 +58,19 @@ class _Reader:
     def __init__(self, fh: BinaryIO):
         self.fh = fh
         self.size = fh.seek(0, io.SEEK_END)
+        self.items = 0  # metadata entries and array elements gone through one by one
         fh.seek(0)
+
+    def skip(self, n: int) -> None:
+        """Move past ``n`` bytes without reading them (a 3 GB string costs nothing)."""
+        if n > self.size - self.fh.tell():
+            raise CutOff("the file ends inside its header")
+        self.fh.seek(n, io.SEEK_CUR)
+
+    def one_more(self) -> None:
+        self.items += 1
+        if self.items > MAX_ITEMS:
+            raise HeaderError("its header is damaged (millions of metadata entries)")
 
     def bytes(self, n: int) -> bytes:
         data = self.fh.read(n) if n <= self.size - self.fh.tell() else b""
@@ -68,28 +84,30 @@ class _Reader:
     def u64(self) -> int:
         return struct.unpack("<Q", self.bytes(8))[0]
 
-    def count(self, smallest: int) -> int:
-        """A count of elements of at least ``smallest`` bytes each."""
+    def count(self, smallest: int, most: int | None = None, what: str = "") -> int:
+        """A count of elements of at least ``smallest`` bytes each (and at most ``most`` of them)."""
         n = self.u64()
         if n * smallest > self.size - self.fh.tell():
             raise CutOff("the file ends inside its header")
+        if most is not None and n > most:
+            raise HeaderError(f"its header is damaged ({n:,} {what})")
         return n
 
     def skip_value(self, kind: int) -> None:
         """Read past one metadata value (an array of strings, such as the vocabulary, element by element)."""
         if kind in SCALARS:
-            self.bytes(SCALARS[kind])
+            self.skip(SCALARS[kind])
         elif kind == STRING:
-            self.bytes(self.u64())
+            self.skip(self.u64())
         elif kind == ARRAY:
             inner = self.u32()
             if inner not in SMALLEST:
                 raise HeaderError(f"its header is damaged (unknown metadata type {inner})")
-            count = self.count(SMALLEST[inner])
-            if inner in SCALARS:
-                self.bytes(SCALARS[inner] * count)
+            if inner in SCALARS:  # skipped at once, however long
+                self.skip(SCALARS[inner] * self.count(SCALARS[inner]))
             else:
-                for _ in range(count):
+                for _ in range(self.count(SMALLEST[inner], MAX_ITEMS, "entries in one list")):
+                    self.one_more()
                     self.skip_value(inner)
         else:
             raise HeaderError(f"its header is damaged (unknown metadata type {kind})")
@@ -110,20 +128,26 @@ def needed_bytes(fh: BinaryIO) -> int:
     read = _Reader(fh)
     if read.bytes(4) != b"GGUF" or read.u32() not in (2, 3):
         raise HeaderError("it is not a GGUF file of version 2 or 3")
-    tensors, keys = read.u64(), read.count(SMALLEST_PAIR)
+    tensors, keys = read.u64(), read.count(SMALLEST_PAIR, MAX_KEYS, "metadata keys")
+    if tensors > MAX_TENSORS:
+        raise HeaderError(f"its header is damaged ({tensors:,} tensors)")
     alignment = 32
     for _ in range(keys):
-        key = read.bytes(read.u64())
+        read.one_more()
+        length = read.u64()
+        key = read.bytes(length) if length <= 64 else read.skip(length)
         kind = read.u32()
-        if key == b"general.alignment" and kind == UINT32:
-            alignment = read.u32() or 32
+        if key == b"general.alignment":
+            alignment = read.u32() if kind == UINT32 else 0
+            if alignment <= 0 or alignment & (alignment - 1):
+                raise HeaderError("its header is damaged (general.alignment is not a 32-bit power of two)")
         else:
             read.skip_value(kind)
     if tensors * SMALLEST_TENSOR > read.size - fh.tell():
         raise CutOff("the file ends inside its header")
     end = 0
     for _ in range(tensors):
-        read.bytes(read.u64())  # the name
+        read.skip(read.u64())  # the name
         dims = read.u32()
         if dims > MAX_DIMS:
             raise HeaderError(f"its header is damaged (a tensor of {dims} dimensions)")
@@ -131,6 +155,8 @@ def needed_bytes(fh: BinaryIO) -> int:
         for _ in range(dims):
             count *= read.u64()
         kind, offset = read.u32(), read.u64()
+        if kind in RETIRED_TYPES or kind > LAST_TYPE:
+            raise HeaderError(f"its header is damaged (tensor type {kind}, which ggml does not have)")
         per_block, block_bytes = BLOCKS.get(kind, (1, 0))
         end = max(end, offset + -(-count // per_block) * block_bytes)
     start = fh.tell()

@@ -137,9 +137,17 @@ def found_models() -> list[ModelFile]:
         if folder.is_dir():
             for path in sorted(folder.glob("*.gguf")):
                 problem = gguf_problem(path)
-                model = ModelFile(path, 0 if problem else path.stat().st_size, known.get(path.name), problem)
+                model = ModelFile(path, _file_size(path), known.get(path.name), problem)
                 found.setdefault(os.path.realpath(path), model)  # realpath: a link loop is no error here
     return list(found.values())
+
+
+def _file_size(path: Path) -> int:
+    """The size of a regular file (an unusable one too: a cut-off download shows how far it got); 0 for the rest."""
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return 0
 
 
 def list_models() -> list[ModelFile]:
