@@ -16,8 +16,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from pathlib import Path
 from typing import BinaryIO, Callable
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock
+    fcntl = None
 
 
 def sha256_file(path: Path) -> str:
@@ -64,3 +70,60 @@ def fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+class Turn:
+    """A lock file held by this process (``take_turn``); ``close`` gives the turn up. Without a lock file (none could
+    be made or locked here) it still works as a turn, so that work goes ahead unlocked rather than not at all."""
+
+    def __init__(self, fh=None):
+        self._fh = fh
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+
+    def __enter__(self) -> "Turn":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def take_turn(path: Path) -> Turn | None:
+    """Lock ``path`` without waiting: a ``Turn`` while this process holds it, None while another process does.
+
+    The lock goes with the process, killed or not. Where a lock file cannot be made or locked (a read-only
+    folder, a system without ``flock``), every caller has its turn at once: the work itself then says what is wrong.
+
+    >>> import tempfile
+    >>> lock = Path(tempfile.mkdtemp()) / "turn"
+    >>> mine = take_turn(lock)
+    >>> take_turn(lock) is None, mine is not None
+    (True, True)
+    >>> mine.close(); take_turn(lock) is not None
+    True
+    >>> take_turn(Path("/no/such/folder/turn")) is not None   # no lock to be had: go ahead
+    True
+    """
+    try:
+        fh = open(path, "a")
+    except OSError:
+        return Turn()
+    if fcntl is None:
+        return Turn(fh)
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        fh.close()
+        return None
+    except OSError:  # no locks on this file system (ENOLCK, EOPNOTSUPP)
+        return Turn(fh)
+    return Turn(fh)
+
+
+def wait_turn(path: Path, poll_s: float = 0.2) -> Turn:
+    """``take_turn``, waiting for it (Ctrl-C stops the wait)."""
+    while (turn := take_turn(path)) is None:
+        time.sleep(poll_s)
+    return turn

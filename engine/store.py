@@ -22,7 +22,6 @@ import shutil
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
 
 import numpy as np
 
@@ -35,7 +34,7 @@ from .bm25 import Bm25Index
 from .chunk import Chunk
 from .config import data_dir
 from .errors import IndexStoreError, unwritable_data_folder
-from .files import fsync_dir, sha256_file, write_synced, write_text_atomic
+from .files import Turn, fsync_dir, sha256_file, take_turn, write_synced, write_text_atomic
 from .index import FileEntry, Index
 
 STORE_FILES = ("vectors.npy", "chunks.jsonl", "bm25.npz")
@@ -179,33 +178,15 @@ def locked(folder: Path):
 WAIT_POLL_S = 0.2  # how often a RepoBot waiting for another's embedding looks again (and at its Stop)
 
 
-def embedding_turn(folder: Path) -> IO | None:
-    """Take ``folder/embedding`` without waiting: the open, locked file while this RepoBot embeds the folder (close
-    it to give the turn up), or None while another RepoBot holds it.
+def embedding_turn(folder: Path) -> Turn | None:
+    """The turn to embed the folder whose store is ``folder`` (``files.take_turn`` on ``folder/embedding``): a
+    ``Turn`` while this RepoBot has it, None while another RepoBot embeds.
 
     Two RepoBots asked about one folder at once (the window and a command, say) so embed it once: the second
-    waits, then takes up what the first saved (``Collection.embed_steps``). The lock goes with the process that
-    holds it, killed or not; where the system has no ``flock``, every RepoBot has its turn at once, as before.
-
-    >>> import tempfile
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> mine = embedding_turn(folder)
-    >>> embedding_turn(folder) is None, mine is not None
-    (True, True)
-    >>> mine.close(); theirs = embedding_turn(folder); theirs is not None
-    True
+    waits, then takes up what the first saved (``Collection.embed_steps``). Where no lock can be had (a read-only
+    store), each has its turn, and saving says what is wrong.
     """
-    fh = open(folder / "embedding", "a")
-    try:
-        if fcntl:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        fh.close()
-        return None
-    except BaseException:
-        fh.close()
-        raise
-    return fh
+    return take_turn(folder / "embedding")
 
 
 def load_index(root: Path, folder: Path | None = None) -> Index | None:

@@ -322,3 +322,12 @@ def test_two_repobots_asked_about_one_folder_at_once_embed_it_once(docs, home, m
     assert report.embedded_chunks == 0
     assert not second.index.pending and not first.index.pending
     assert np.array_equal(second.index.vectors, first.index.vectors)
+
+
+def test_a_store_where_no_embedding_lock_can_be_had_is_still_embedded(docs, home):
+    """A read-only store (or a file system without locks) gave a traceback from the lock file: the work goes ahead
+    unlocked, and saving says what is wrong if anything is."""
+    store.prepared_store_dir(docs)
+    (store_dir(docs) / "embedding").mkdir()  # opening it for the lock fails, as in a read-only store
+    report = Collection(docs, fake_models()).update()
+    assert report.embedded_chunks > 0 and not load_index(docs).pending
