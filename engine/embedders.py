@@ -26,7 +26,7 @@ import numpy as np
 
 from .config import bundled_models_dir, data_dir, default_corpus, user_models_dir
 from .embed import Embedder, OnnxEmbedder, SentenceTransformerEmbedder, default_embedding_model_dir
-from .files import write_json_atomic
+from .files import wait_turn, write_json_atomic
 from .onnx_export import onnx_file_name, onnx_model
 
 CANDIDATES = ("int8", "onnx", "torch")
@@ -127,13 +127,27 @@ def chosen(*, remeasure: bool = False) -> str:
     if len(names) == 1:
         return names[0]
     key = machine_key(names)
+    if not remeasure and (saved := _saved_choice(key, names)):
+        return saved
+    try:
+        data_dir().mkdir(parents=True, exist_ok=True)
+    except OSError:  # measured unlocked, and not remembered (saving the index says why)
+        pass
+    with wait_turn(data_dir() / "embedder.lock"):  # two RepoBots started at once measure once, and agree
+        if not remeasure and (saved := _saved_choice(key, names)):
+            return saved
+        return remember(measure(names, sample_texts()), key)
+
+
+def _saved_choice(key: str, names: list[str]) -> str | None:
+    """The path remembered for this machine, if it is still one of ``names``."""
     try:
         saved = json.loads(choice_file().read_text(encoding="utf-8"))
-        if saved.get("machine") == key and saved.get("choice") in names and not remeasure:
+        if saved.get("machine") == key and saved.get("choice") in names:
             return saved["choice"]
     except (OSError, ValueError, AttributeError):
         pass
-    return remember(measure(names, sample_texts()), key)
+    return None
 
 
 def remember(measurements: list[Measurement], key: str) -> str:

@@ -57,3 +57,26 @@ def test_a_choice_that_cannot_be_remembered_is_still_used(monkeypatch, tmp_path)
     monkeypatch.setattr(embedders, "available", lambda: ["onnx", "torch"])
     assert embedders.chosen() == "onnx"
     assert embedders.last_measurements() == []
+
+
+def test_two_repobots_started_at_once_measure_once_and_agree(monkeypatch, tmp_path):
+    """Both measured at once, each chose another path, and the second then embedded the whole folder again."""
+    import threading
+
+    monkeypatch.setenv("REPOBOT_HOME", str(tmp_path))
+    monkeypatch.setattr(embedders, "available", lambda: ["int8", "onnx"])
+    calls, answers = [], []
+
+    def measure(names, texts):  # slow, and each run would pick another path
+        calls.append(names)
+        time.sleep(0.5)
+        fastest = "int8" if len(calls) == 1 else "onnx"
+        return [embedders.Measurement(n, 100.0 if n == fastest else 10.0, 1.0, 1.0, True) for n in names]
+
+    monkeypatch.setattr(embedders, "measure", measure)
+    threads = [threading.Thread(target=lambda: answers.append(embedders.chosen())) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert len(calls) == 1 and answers == ["int8", "int8"]
