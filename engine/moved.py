@@ -98,8 +98,7 @@ def moved_from(root: Path, *, least: float = 0.5) -> Moved | None:
                 continue  # adopted already, and not saved since: it is another folder's now, not this one's to take
             if was.exists() or maybe_unmounted(was):
                 continue  # a folder still where it was, or copied, or on a drive not plugged in: not this one moved
-            share = sum(_same_text(root / source, entry[0]) for source, entry in meta["files"].items())
-            share /= len(meta["files"])
+            share = _share(root, meta["files"])
         except (OSError, ValueError, TypeError, KeyError, RecursionError):
             continue
         if share >= least and share > most:
@@ -107,20 +106,43 @@ def moved_from(root: Path, *, least: float = 0.5) -> Moved | None:
     return best
 
 
-def _taken_by_a_place_gone_since(root: Path) -> Moved | None:
+def _taken_by_a_place_gone_since(root: Path, *, least: float = 0.5) -> Moved | None:
     """``root``'s own store, when ``root`` was moved away and back before anything was saved at the other place:
-    that place took the store (word of it was left here, ``_leave_forward``) and is gone, while the store still
-    says it is ``root``'s (its index names ``root``). Nothing else finds it: it lives under the other place's name."""
+    that place took the store (word of it was left here, ``_leave_forward``) and no longer holds these pages (gone,
+    or another folder now), while the store still says it is ``root``'s. Nothing else finds it: it lives under the
+    other place's name. A copy that still holds the pages keeps it (``forwarded_to`` says where it went)."""
+    went = _forward_target(root)
+    if went is None:
+        return None
     try:
-        went = Path(json.loads((store_dir(root) / FORWARD).read_text(encoding="utf-8"))["to"])
-        if went.exists():
-            return None  # a copy that took the store, still there: ``forwarded_to`` says where it went
         store = store_dir(went)
         generation = current_generation(store)
         meta = json.loads((generation / "meta.json").read_text(encoding="utf-8")) if generation else None
-        return Moved(store, went) if isinstance(meta, dict) and Path(meta["root"]) == root else None
+        if not isinstance(meta, dict) or Path(meta["root"]) != root:
+            return None
+        if went.exists() and _share(went, meta["files"]) >= least:
+            return None
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        return None
+    return Moved(store, went)
+
+
+def _share(root: Path, files: dict) -> float:
+    """The share of an index's pages (``meta["files"]``) that are at ``root`` with the same text."""
+    return sum(_same_text(root / source, entry[0]) for source, entry in files.items()) / len(files) if files else 0.0
+
+
+def _forward_target(root: Path) -> Path | None:
+    """The place ``root``'s word (``moved.json``) names, if the word can be read and names another folder; whether
+    that place exists is left to the caller. A damaged word is no word."""
+    try:
+        went = json.loads((store_dir(root) / FORWARD).read_text(encoding="utf-8"))["to"]
     except (OSError, ValueError, TypeError, KeyError, RecursionError):
         return None
+    if not isinstance(went, str) or not os.path.isabs(went) or "\0" in went:
+        return None
+    there = Path(went)
+    return None if there == root or there.parent == there else there
 
 
 def maybe_unmounted(gone: Path) -> bool:
@@ -167,12 +189,11 @@ def forwarded_to(root: Path) -> Path | None:
     ...     _leave_forward(store_dir(old), new); forwarded_to(old) == new.resolve()
     True
     """
+    there = _forward_target(Path(root).resolve())
     try:
-        went = json.loads((store_dir(Path(root).resolve()) / FORWARD).read_text(encoding="utf-8"))
-        there = Path(went["to"])
-    except (OSError, ValueError, TypeError, KeyError):
+        return there if there is not None and there.is_dir() else None
+    except OSError:  # a name too long for this system, say
         return None
-    return there if there.is_dir() else None
 
 
 def _leave_forward(store: Path, root: Path) -> None:

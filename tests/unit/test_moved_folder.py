@@ -182,3 +182,29 @@ def test_the_word_of_where_conversations_went_stops_once_the_folder_has_its_own(
     assert back.moved_note
     back.history.new("Asked here again")
     assert back.moved_note == ""
+
+
+def test_a_folder_moved_back_while_another_folder_now_stands_at_the_other_place_takes_its_store_back(
+        folder, elsewhere):
+    indexed_with_a_conversation(folder)
+    moved = shutil.move(folder, elsewhere / "moved")
+    assert titles(Collection(moved, fake_models())) == ["Redirects"]  # taken there, never saved there
+    shutil.move(moved, folder)
+    moved.mkdir()
+    (moved / "other.md").write_text("# Other\n\nSomething else entirely.\n")
+    back = Collection(folder, fake_models())
+    assert titles(back) == ["Redirects"] and back.moved_note.startswith("This folder was at")
+    assert titles(Collection(moved, fake_models())) == []
+
+
+@pytest.mark.parametrize("word", ['{"to": "/tmp/' + "x" * 300 + '"}', '{"to": ' + "[" * 100000 + "]" * 100000 + "}",
+                                  '{"to": "/"}', '{"to": ""}', '{"to": 5}', "not json", '{"to": "relative/path"}'])
+def test_a_damaged_word_of_where_the_store_went_is_no_word(folder, word):
+    """moved.json made by hand or damaged: every command on the folder used to end in a traceback, or a note that
+    sent the user to open "/"."""
+    store_dir(folder).mkdir(parents=True)
+    (store_dir(folder) / "moved.json").write_text(word)
+    collection = Collection(folder, fake_models())
+    assert collection.moved_note == ""
+    collection.update()
+    assert titles(collection) == [] and collection.index.size > 0
