@@ -21,7 +21,7 @@ from . import config
 from .errors import Cancelled, CorpusError, IndexStoreError, RepoBotError, unwritable_data_folder
 from .files import write_json_atomic
 from .history import History
-from .index import Index, Progress, UpdateReport, embed_pending, update_index
+from .index import Index, Progress, UpdateReport, embed_pending, take_up, update_index
 from .load import UNLISTED, Corpus, Skipped, load_corpus, select_languages
 from .registry import ModelSet
 from .moved import adopt_store, adopting, forwarded_to, moved_from, nothing_saved
@@ -159,7 +159,7 @@ class Collection:
             return None  # this place has conversations of its own: nothing is merged or lost
         history.close()
         self._history = None
-        if not adopt_store(moved.store, root):
+        if not adopt_store(moved.store, root, leave_word=not moved.back):
             return None
         self.moved_from = moved.root
         return moved.root
@@ -170,7 +170,8 @@ class Collection:
 
         Killed or cancelled half way, nothing is lost: each group's vectors are
         checkpointed, and the next update picks them up. After waiting for another
-        RepoBot (``store.embedding_turn``), its saved work is taken up and only the
+        RepoBot (``store.embedding_turn``), the vectors it saved for the same text are
+        taken up (``index.take_up``, without reading the folder again) and only the
         rest is embedded. It yields while it waits, so the window answers meanwhile.
         """
         if not self.index.pending:
@@ -185,13 +186,18 @@ class Collection:
             time.sleep(WAIT_POLL_S)
             turn = embedding_turn(folder)
         with turn:
-            if waited:  # the other one saved its index (or checkpointed what it did before it stopped): read it
-                self._index = None
-                self.update(cancelled=cancelled, embed=False)
-            index = self.index
+            index, checkpoint = self.index, self._checkpoint()
+            if waited:  # the other one saved its index, or checkpointed what it did before it stopped: take it up
+                try:
+                    saved = load_index(self.root.resolve())
+                except IndexStoreError:  # damaged meanwhile: its checkpoint may still hold vectors
+                    saved = None
+                if take_up(index, saved, checkpoint) and not index.pending:
+                    save_index(index)
+                    checkpoint.clear()
+                    return
             if not index.pending:
                 return
-            checkpoint = self._checkpoint()
             for done, total in embed_pending(index, self.models.embedder, cancelled=cancelled, checkpoint=checkpoint):
                 yield "embed", done, total
             save_index(index)

@@ -61,9 +61,19 @@ class History:
     def _opened(self, create: bool) -> sqlite3.Connection | None:
         """The open database; made on the first write (``create``), so that only reading it, as listing the
         conversations of a folder never asked about does, leaves no file or folder behind. None: none yet."""
-        if self._db is None and (create or os.path.lexists(self.path)):
+        if self._db is None and (create or self._made()):
             self._connect()
         return self._db
+
+    def _made(self) -> bool:
+        """Whether the file is there; one that may not be looked at counts as there, so that opening it says why."""
+        try:
+            os.lstat(self.path)
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        except OSError:
+            return True
+        return True
 
     def _connect(self) -> None:
         try:

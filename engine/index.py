@@ -292,6 +292,32 @@ def embed_pending(
         yield done, total
 
 
+def take_up(index: Index, saved: Index | None, checkpoint: Checkpoint | None = None) -> list[str]:
+    """Give the pending files of ``index`` the vectors another run made for the same text: from the index it saved
+    (with the same embedder), else from its checkpoint. Returns the files taken up; the folder is not read again.
+
+    >>> f = {"a.md": FileEntry("sa", 0, 1), "b.md": FileEntry("sb", 1, 1)}
+    >>> mine = Index(Path("/d"), "e", [None, None], [[], []], np.zeros((2, 2), np.float32), f, pending=["a.md", "b.md"])
+    >>> theirs = Index(Path("/d"), "e", [None], [[]], np.ones((1, 2), np.float32), {"a.md": FileEntry("sa", 0, 1)})
+    >>> take_up(mine, theirs), mine.pending, mine.vectors[0].tolist()
+    (['a.md'], ['b.md'], [1.0, 1.0])
+    """
+    made: dict[str, np.ndarray] = {}
+    if saved is not None and saved.embedder == index.embedder:
+        done = saved.embedded
+        made = {e.sha: saved.vectors[e.span] for e in saved.files.values() if done[e.span].all()}
+    taken = []
+    for source in list(index.pending):
+        entry = index.files[source]
+        vectors = made.get(entry.sha)
+        if vectors is None and checkpoint is not None:
+            vectors = checkpoint.get(entry.sha, entry.count, index.vectors.shape[1])
+        if vectors is not None and len(vectors) == entry.count:
+            index.add_vectors([source], vectors)
+            taken.append(source)
+    return taken
+
+
 def _groups(sources: list[str], files: dict[str, FileEntry], size: int) -> list[list[str]]:
     """Consecutive files bundled into groups of about ``size`` chunks.
 

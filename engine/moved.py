@@ -32,13 +32,14 @@ from .store import current_generation, locked, store_dir
 
 # what a store holds before its first save (a history opened to list no conversation, the languages chosen, word of
 # where the store that was here went); anything else is never replaced
-UNSAVED = {"history.sqlite3", "history.sqlite3-journal", "lock", "collection.json", "moved.json"}
+UNSAVED = {"history.sqlite3", "history.sqlite3-journal", "lock", "embedding", "collection.json", "moved.json"}
 MOUNT_BASES = frozenset(map(Path, ("/media", "/mnt", "/run/media", "/Volumes")))  # where removable drives appear
 
 
 class Moved(NamedTuple):
     store: Path  # its store folder
     root: Path  # where the folder was
+    back: bool = False  # the store is taken back from a place that took it: no word is left there
 
 
 def nothing_saved(root: Path) -> bool:
@@ -124,7 +125,7 @@ def _taken_by_a_place_gone_since(root: Path, *, least: float = 0.5) -> Moved | N
             return None
     except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None
-    return Moved(store, went)
+    return Moved(store, went, back=True)
 
 
 def _share(root: Path, files: dict) -> float:
@@ -205,7 +206,7 @@ def _leave_forward(store: Path, root: Path) -> None:
         pass
 
 
-def adopt_store(store: Path, root: Path) -> bool:
+def adopt_store(store: Path, root: Path, *, leave_word: bool = True) -> bool:
     """Make ``store`` (``moved_from``'s answer) the store of ``root``, with its conversations and settings: the
     folder ``root`` had (``UNSAVED`` files only; its history checked empty by the caller) goes first, then one rename.
     Killed in between, the old store is still whole, and the next start adopts it again. False when ``root``'s
@@ -224,5 +225,6 @@ def adopt_store(store: Path, root: Path) -> bool:
         return False
     except OSError as err:
         raise unwritable_data_folder(data_dir(), err) from err
-    _leave_forward(store, root)
+    if leave_word:  # (taken back, the other place is another folder now, or gone: word there would mislead)
+        _leave_forward(store, root)
     return True

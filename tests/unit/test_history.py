@@ -234,3 +234,22 @@ def test_titles_are_one_printable_line(tmp_path):
     assert history_titles == ["Does HTTPX ]0;pwn follow redirects?"]
     history.rename(c, "\n\t")
     assert history.title(c) == "Conversation"
+
+
+def test_a_history_that_may_not_be_looked_at_is_opened_to_say_why_not_shown_as_empty(tmp_path, monkeypatch):
+    """Made on its first save, the history is looked for first: a look refused (EACCES) is no proof it is absent."""
+    import errno
+    import os
+
+    path = tmp_path / "store" / "history.sqlite3"
+    History(path).new("Redirects")
+    real_lstat = os.lstat
+
+    def lstat(target, *args, **kwargs):
+        if str(target) == str(path):
+            raise PermissionError(errno.EACCES, "Permission denied", str(target))
+        return real_lstat(target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "lstat", lstat)
+    assert [c.title for c in History(path).conversations()] == ["Redirects"]
+    assert History(tmp_path / "none" / "history.sqlite3").conversations() == []
