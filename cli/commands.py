@@ -113,7 +113,8 @@ def cmd_ask(args) -> int:
     try:
         with loading_beside(lambda: pipe.models.llm):
             # a first index is built here, its progress shown: Ctrl-C stops it at once, keeping what it saved
-            pipe.build_index(progress=ProgressBar(enabled=None if not args.json else False))
+            embeds = options.mode != "bm25"  # BM25 alone needs no embedding (nor to wait for another RepoBot's)
+            pipe.build_index(progress=ProgressBar(enabled=None if not args.json else False, embeds=embeds), embed=embeds)
             if options.mode != "bm25":
                 _ = pipe.models.embedder
             for event in off_main_thread(lambda: pipe.ask_stream(args.question, options, cancel=cancel,

@@ -28,18 +28,18 @@ class ProgressBar:
         self._last = 0.0  # the last time a line was drawn
 
     def __call__(self, stage: str, done: int, total: int) -> None:
+        if stage == "wait" and stage != self._stage:  # said even off a terminal: a silent wait looks like a hang
+            self._stage = stage
+            self.stream.write("another RepoBot is embedding this folder: waiting to use its work (Ctrl-C stops)\n")
+            self.stream.flush()
+            return
         if not self.enabled:
             return
         now = self.clock()
-        begins = stage != self._stage
-        if begins:
+        if stage != self._stage:
             self._stage, self._started = stage, self._previous
         self._previous = now
-        if stage == "wait":  # said once; the other RepoBot's embedding is taken up when it is done
-            if not begins:
-                return
-            self.stream.write("another RepoBot is embedding this folder: waiting to use its work (Ctrl-C stops)\n")
-            self.stream.flush()
+        if stage == "wait":  # said once, above; the other RepoBot's embedding is taken up when it is done
             return
         if stage == "searchable":  # a milestone, not a bar: the folder answers (BM25) from here on
             left = total - done

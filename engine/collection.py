@@ -22,7 +22,7 @@ from .errors import Cancelled, CorpusError, IndexStoreError, RepoBotError, unwri
 from .files import write_json_atomic
 from .history import History
 from .index import Index, Progress, UpdateReport, embed_pending, take_up, update_index
-from .load import UNLISTED, Corpus, Skipped, load_corpus, select_languages
+from .load import UNLISTED, Corpus, Skipped, folder_language, load_corpus, select_languages
 from .registry import ModelSet
 from .moved import adopt_store, adopting, forwarded_to, moved_from, nothing_saved
 from .store import WAIT_POLL_S, DiskCheckpoint, embedding_turn, load_index, prepared_store_dir, save_index, store_dir
@@ -46,6 +46,14 @@ def default_languages(corpus: Corpus) -> frozenset[str] | None:
         return None
     wanted = {config.app_language(), "en"} & set(corpus.languages)
     return frozenset(wanted) if wanted else None
+
+
+def _unlisted_language_folder(corpus: Corpus, asked: frozenset[str]) -> Skipped | None:
+    """The folder of an asked-for language the tree lacks because that folder could not be listed this time
+    (``zh/``, ``docs/zh-TW/``): it is there, only unreadable for now."""
+    absent = asked - set(corpus.languages)
+    return next((p for p in corpus.problems if p.reason.startswith(UNLISTED)
+                 and folder_language(p.source.rstrip("/") + "/page.md") in absent), None)
 
 
 class Collection:
@@ -77,14 +85,14 @@ class Collection:
         if self._index is None:  # before the languages it remembers are read: they come along too
             self._adopt_moved(corpus.root)
         self.available = corpus.languages
+        if self._asked and (unlisted := _unlisted_language_folder(corpus, self._asked)):
+            raise CorpusError(f"{corpus.root / unlisted.source} cannot be listed now "
+                              f"({unlisted.reason.removeprefix(UNLISTED).strip(' ()')}): check that you may open it, "
+                              "or choose other languages.")
         if self._asked and not corpus.languages:  # (a choice remembered before the translations went is unused)
             raise CorpusError(f"{corpus.root} has no pages in other languages (no folders such as en/ and zh/): "
                               "--languages is for a translated tree; leave it out.")
         if self._asked and (absent := sorted(self._asked - set(corpus.languages))):
-            if unlisted := [p for p in corpus.problems if p.source in {f"{code}/" for code in absent}]:
-                raise CorpusError(f"{corpus.root / unlisted[0].source} cannot be listed now "
-                                  f"({unlisted[0].reason.removeprefix(UNLISTED).strip(' ()')}): check that you may "
-                                  "open it, or choose other languages.")
             raise CorpusError(f"{corpus.root} has no pages in {', '.join(absent)} (it has "
                               f"{', '.join(sorted(corpus.languages))}): choose other languages.")
         chosen = self._asked or self.chosen_languages()

@@ -91,7 +91,8 @@ class Turn:
 
 
 def take_turn(path: Path) -> Turn | None:
-    """Lock ``path`` without waiting: a ``Turn`` while this process holds it, None while another process does.
+    """Lock ``path`` without waiting: a ``Turn`` while this caller holds it, None while another holds it (another
+    RepoBot, or another thread here: each open of the file is a holder of its own, as the doctest shows).
 
     The lock goes with the process, killed or not. Where a lock file cannot be made or locked (a read-only
     folder, a system without ``flock``), every caller has its turn at once: the work itself then says what is wrong.

@@ -180,7 +180,7 @@ WAIT_POLL_S = 0.2  # how often a RepoBot waiting for another's embedding looks a
 
 def embedding_turn(folder: Path) -> Turn | None:
     """The turn to embed the folder whose store is ``folder`` (``files.take_turn`` on ``folder/embedding``): a
-    ``Turn`` while this RepoBot has it, None while another RepoBot embeds.
+    ``Turn`` while this caller has it, None while another RepoBot (or another thread here) embeds.
 
     Two RepoBots asked about one folder at once (the window and a command, say) so embed it once: the second
     waits, then takes up what the first saved (``Collection.embed_steps``). Where no lock can be had (a read-only

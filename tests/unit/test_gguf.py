@@ -77,3 +77,9 @@ def test_a_400_mb_byte_list_is_skipped_not_read(tmp_path):
     data = header(text(b"k") + struct.pack("<IIQ", 9, 0, big), 1)
     whole = len(data) + big + (-(len(data) + big) % 32)
     assert problem(tmp_path, data, whole) == ""
+
+
+def test_a_vocabulary_only_file_has_no_data_section_to_pad_to(tmp_path):
+    """`convert --vocab-only` writes no tensors and no padding; ggml opens such a file."""
+    data = header(text(b"tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, 8, 2) + text(b"a") + text(b"b"), 1)
+    assert problem(tmp_path, data) == ""

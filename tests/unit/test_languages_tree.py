@@ -67,6 +67,13 @@ def test_a_language_folder_that_cannot_be_listed_now_is_said_so_not_called_absen
     with pytest.raises(CorpusError, match=r"docs/zh cannot be listed now \(Permission denied\): check that you may "
                                           r"open it, or choose other languages.$"):
         Collection(tree, fake_models(), languages=["en", "zh"]).update()
+    for layout in ("two/{lang}", "nested/docs/{lang}"):  # a tree of en/ and zh/ alone; FastAPI's docs/<lang>/ tree
+        for lang in ("en", "zh"):
+            page = tree.parent / layout.format(lang=lang) / "redirects.md"
+            page.parent.mkdir(parents=True)
+            page.write_text("# Redirects\n\nText.\n", encoding="utf-8")
+        with pytest.raises(CorpusError, match=r"zh cannot be listed now \(Permission denied\)"):
+            Collection(tree.parent / layout.split("/")[0], fake_models(), languages=["en", "zh"]).update()
 
 
 @pytest.mark.integration  # `repobot index` embeds with the real embedder

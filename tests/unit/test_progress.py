@@ -56,3 +56,7 @@ def test_waiting_for_another_repobot_is_said_once_and_the_embedding_after_it_is_
     assert lines[1] == "another RepoBot is embedding this folder: waiting to use its work (Ctrl-C stops)"
     assert out.getvalue().count("another RepoBot") == 1
     assert lines[2] == "\rembedding [####] 100/100 passages  100/s  ETA 0s"
+    quiet = io.StringIO()  # off a terminal (a script, `2>log`, --json) the bar is off, but a wait is still said
+    bar = ProgressBar(quiet, enabled=False)
+    bar("wait", 0, 100), bar("wait", 0, 100), bar("embed", 50, 100)
+    assert quiet.getvalue() == lines[1] + "\n"
