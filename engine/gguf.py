@@ -31,6 +31,7 @@ BLOCKS = {
 # metadata value type -> its fixed size in bytes (8 = string and 9 = array have their own layout)
 SCALARS = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
 STRING, ARRAY, UINT32 = 8, 9, 4
+_U32, _U64 = struct.Struct("<I"), struct.Struct("<Q")
 
 
 class HeaderError(ValueError):
@@ -52,20 +53,34 @@ RETIRED_TYPES, LAST_TYPE = {4, 5}, 64  # Q4_2 and Q4_3 were removed from ggml; i
 
 
 class _Reader:
-    """Reads a header from a file of known size; a length or a count that cannot fit in the rest is ``CutOff``
-    at once, so a damaged count never makes it allocate or loop for long."""
+    """Reads a header from a file of known size, a few MB at a time into memory; a length or a count that cannot
+    fit in the rest is ``CutOff`` at once, so a damaged count never makes it allocate or loop for long."""
+
+    CHUNK = 1 << 22
 
     def __init__(self, fh: BinaryIO):
         self.fh = fh
         self.size = fh.seek(0, io.SEEK_END)
+        self.pos = self.base = 0  # where the header is read; where ``buf`` starts, in the file
+        self.buf = b""
         self.items = 0  # metadata entries and array elements gone through one by one
-        fh.seek(0)
+
+    def _have(self, n: int) -> int:
+        """Make sure ``buf`` holds the next ``n`` bytes; their offset in it."""
+        if n > self.size - self.pos:
+            raise CutOff("the file ends inside its header")
+        if self.pos + n > self.base + len(self.buf):
+            self.fh.seek(self.pos)
+            self.base, self.buf = self.pos, self.fh.read(max(n, self.CHUNK))
+            if len(self.buf) < n:  # the file shrank while it was read
+                raise CutOff("the file ends inside its header")
+        return self.pos - self.base
 
     def skip(self, n: int) -> None:
         """Move past ``n`` bytes without reading them (a 3 GB string costs nothing)."""
-        if n > self.size - self.fh.tell():
+        if n > self.size - self.pos:
             raise CutOff("the file ends inside its header")
-        self.fh.seek(n, io.SEEK_CUR)
+        self.pos += n
 
     def one_more(self) -> None:
         self.items += 1
@@ -73,21 +88,24 @@ class _Reader:
             raise HeaderError("its header is damaged (millions of metadata entries)")
 
     def bytes(self, n: int) -> bytes:
-        data = self.fh.read(n) if n <= self.size - self.fh.tell() else b""
-        if len(data) != n:  # (short as well when the file shrinks while it is read)
-            raise CutOff("the file ends inside its header")
-        return data
+        at = self._have(n)
+        self.pos += n
+        return self.buf[at : at + n]
 
     def u32(self) -> int:
-        return struct.unpack("<I", self.bytes(4))[0]
+        at = self._have(4)
+        self.pos += 4
+        return _U32.unpack_from(self.buf, at)[0]
 
     def u64(self) -> int:
-        return struct.unpack("<Q", self.bytes(8))[0]
+        at = self._have(8)
+        self.pos += 8
+        return _U64.unpack_from(self.buf, at)[0]
 
     def count(self, smallest: int, most: int | None = None, what: str = "") -> int:
         """A count of elements of at least ``smallest`` bytes each (and at most ``most`` of them)."""
         n = self.u64()
-        if n * smallest > self.size - self.fh.tell():
+        if n * smallest > self.size - self.pos:
             raise CutOff("the file ends inside its header")
         if most is not None and n > most:
             raise HeaderError(f"its header is damaged ({n:,} {what})")
@@ -105,6 +123,13 @@ class _Reader:
                 raise HeaderError(f"its header is damaged (unknown metadata type {inner})")
             if inner in SCALARS:  # skipped at once, however long
                 self.skip(SCALARS[inner] * self.count(SCALARS[inner]))
+            elif inner == STRING:  # the vocabulary: hundreds of thousands, so the loop is kept tight
+                count = self.count(SMALLEST[inner], MAX_ITEMS, "entries in one list")
+                self.items += count
+                if self.items > MAX_ITEMS:
+                    raise HeaderError("its header is damaged (millions of metadata entries)")
+                for _ in range(count):
+                    self.skip(self.u64())
             else:
                 for _ in range(self.count(SMALLEST[inner], MAX_ITEMS, "entries in one list")):
                     self.one_more()
@@ -143,7 +168,7 @@ def needed_bytes(fh: BinaryIO) -> int:
                 raise HeaderError("its header is damaged (general.alignment is not a 32-bit power of two)")
         else:
             read.skip_value(kind)
-    if tensors * SMALLEST_TENSOR > read.size - fh.tell():
+    if tensors * SMALLEST_TENSOR > read.size - read.pos:
         raise CutOff("the file ends inside its header")
     end = 0
     for _ in range(tensors):
@@ -159,7 +184,7 @@ def needed_bytes(fh: BinaryIO) -> int:
             raise HeaderError(f"its header is damaged (tensor type {kind}, which ggml does not have)")
         per_block, block_bytes = BLOCKS.get(kind, (1, 0))
         end = max(end, offset + -(-count // per_block) * block_bytes)
-    start = fh.tell()
+    start = read.pos
     needed = start + (-start % alignment) + end if tensors else start  # a vocabulary-only file has no data section
     if needed > LARGEST:
         raise HeaderError("its header is damaged (it describes more data than any disk holds)")
