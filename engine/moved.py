@@ -95,7 +95,7 @@ def moved_from(root: Path, *, least: float = 0.5) -> Moved | None:
             if not isinstance(meta, dict) or not isinstance(meta.get("files"), dict) or not meta["files"]:
                 continue
             was = Path(meta["root"])
-            if folder.name != store_dir(was).name:
+            if folder.name != store_dir(was).name and not _taker_gone(was, folder):
                 continue  # adopted already, and not saved since: it is another folder's now, not this one's to take
             if was.exists() or maybe_unmounted(was):
                 continue  # a folder still where it was, or copied, or on a drive not plugged in: not this one moved
@@ -126,6 +126,16 @@ def _taken_by_a_place_gone_since(root: Path, *, least: float = 0.5) -> Moved | N
     except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None
     return Moved(store, went, back=True)
+
+
+def _taker_gone(was: Path, store: Path) -> bool:
+    """Whether ``store``, found under another folder's name than ``was``'s, was taken by a folder that has moved on
+    since without saving it there (A → B, listed at B, B → C): word left at ``was`` names it, and it is gone."""
+    took = _forward_target(was)
+    try:
+        return took is not None and store_dir(took).name == store.name and not took.exists()
+    except OSError:
+        return False
 
 
 def _share(root: Path, files: dict) -> float:

@@ -209,3 +209,15 @@ def test_a_damaged_word_of_where_the_store_went_is_no_word(folder, word):
     assert collection.moved_note == ""
     collection.update()
     assert titles(collection) == [] and collection.index.size > 0
+
+
+def test_a_folder_moved_on_again_before_anything_was_saved_where_it_stopped_brings_its_store(folder, elsewhere):
+    """A → B (its conversations listed at B, nothing saved there) → C: C used to show no conversations."""
+    indexed_with_a_conversation(folder)
+    stop = shutil.move(folder, elsewhere / "stop")
+    assert titles(Collection(stop, fake_models())) == ["Redirects"]
+    final = shutil.move(stop, elsewhere / "final")
+    there = Collection(final, fake_models())
+    assert titles(there) == ["Redirects"] and there.moved_from == folder.resolve()  # where its index was made
+    there.update()
+    assert load_index(final).root == final.resolve() and titles(there) == ["Redirects"]
