@@ -69,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         print(one_line(f"repobot: {err}"), file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
-        print("repobot: interrupted", file=sys.stderr)
+        lead = "\n" if sys.stderr is not None and sys.stderr.isatty() else ""  # off the progress bar's line
+        print(f"{lead}repobot: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `repobot history | head` closed the pipe: nothing more to say, to anyone
         _discard_output()
