@@ -73,7 +73,7 @@ def fsync_dir(path: Path) -> None:
 
 
 class Turn:
-    """A lock file held by this process (``take_turn``); ``close`` gives the turn up. Without a lock file (none could
+    """A lock file held by its caller (``take_turn``); ``close`` gives the turn up. Without a lock file (none could
     be made or locked here) it still works as a turn, so that work goes ahead unlocked rather than not at all."""
 
     def __init__(self, fh=None):

@@ -31,7 +31,7 @@ from .load import read_markdown
 from .store import current_generation, locked, store_dir
 
 # what a store holds before its first save (a history opened to list no conversation, the languages chosen, word of
-# where the store that was here went); anything else is never replaced
+# where the store that was here went, lock files); anything else is never replaced
 UNSAVED = {"history.sqlite3", "history.sqlite3-journal", "lock", "embedding", "collection.json", "moved.json"}
 MOUNT_BASES = frozenset(map(Path, ("/media", "/mnt", "/run/media", "/Volumes")))  # where removable drives appear
 
