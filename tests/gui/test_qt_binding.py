@@ -33,4 +33,4 @@ def test_emitting_signals_leaves_the_references_to_true_and_false_alone(qtbot):
         after = [sys.getrefcount(v) for v in (True, False)]
     finally:
         gc.enable()
-    assert all(abs(a - b) < 50 for a, b in zip(after, before)), (before, after)  # 6.12.0: True lost 1,000
+    assert all(abs(a - b) < 200 for a, b in zip(after, before)), (before, after)  # 6.12.0: True lost 1,000
