@@ -70,6 +70,7 @@ class Controller(QObject):
     progress = _library("progress")
     indexed = _library("indexed")
     index_failed = _library("index_failed")
+    embedding_paused = _library("embedding_paused")
     indexing = _library("indexing")
     collections_changed = _library("collections_changed")
     bundled = _library("bundled")

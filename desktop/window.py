@@ -58,6 +58,7 @@ class MainWindow(QMainWindow):
         c.progress.connect(self.collections.show_progress)
         c.indexed.connect(lambda root, report: (self.collections.show_indexed(report), self.show_collections()))
         c.index_failed.connect(lambda _root: self.collections.show_stopped())
+        c.embedding_paused.connect(self.collections.show_paused)
         c.asking.connect(self.chat.begin)
         c.retrieved.connect(self.chat.show_retrieved)
         c.preview.connect(self.chat.show_preview)

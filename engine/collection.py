@@ -172,9 +172,13 @@ class Collection:
         self.moved_from = moved.root
         return moved.root
 
-    def embed_steps(self, *, cancelled: Callable[[], bool] = lambda: False) -> Iterator[tuple[str, int, int]]:
+    def embed_steps(self, *, cancelled: Callable[[], bool] = lambda: False, wait: bool = True,
+                    take_up_saved: bool = False) -> Iterator[tuple[str, int, int]]:
         """Embed what the index still lacks, a group of files at a time; saves at the end. Yields (stage, chunks
         done, total): "embed" after each group, "wait" while another RepoBot embeds this folder.
+
+        ``wait=False`` says "wait" once and returns, for a caller that tries again later
+        (the window, whose one worker other folders share), with ``take_up_saved``.
 
         Killed or cancelled half way, nothing is lost: each group's vectors are
         checkpointed, and the next update picks them up. After waiting for another
@@ -186,11 +190,13 @@ class Collection:
             return
         folder = prepared_store_dir(self.root.resolve())
         turn = embedding_turn(folder)
-        waited = turn is None
+        waited = turn is None or take_up_saved
         while turn is None:
             if cancelled():
                 raise Cancelled()
             yield "wait", 0, self.index.pending_chunks
+            if not wait:
+                return
             time.sleep(WAIT_POLL_S)
             turn = embedding_turn(folder)
         with turn:

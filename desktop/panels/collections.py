@@ -179,6 +179,10 @@ class CollectionsPanel(QWidget):
         self.cancel_button.setEnabled(False)
         self.label.setText("Indexing stopped")
 
+    def show_paused(self) -> None:
+        self.cancel_button.setEnabled(False)
+        self.label.setText("Embedding paused: searchable by words; Re-index to embed")
+
     def apply_filter(self, text: str) -> None:
         text = text.lower().strip()
         for i in range(self.tree.topLevelItemCount()):

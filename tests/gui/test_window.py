@@ -392,10 +392,39 @@ def test_a_folder_another_repobot_is_embedding_answers_by_words_and_is_embedded_
     assert win.ask("Does HTTPX follow redirects by default?")  # the wait gives way to a question, as embedding does
     qtbot.waitUntil(lambda: len(c.turns) == 1, timeout=20000)
     assert any("found by their words alone (BM25)" in note for note in c.turns[0].answer.notes)
-    assert c.tasks.waiting(Busy.EMBEDDING)
+    assert not c.tasks.waiting(Busy.EMBEDDING)  # the wait holds no job: the worker is free for other folders
     theirs.close()  # the other RepoBot stopped before it saved anything: the window embeds the folder itself
-    qtbot.waitUntil(lambda: not c.tasks.waiting(Busy.EMBEDDING), timeout=20000)
-    assert c.indexed_reports[c.active].pending == 0 and not c.pipeline(c.active).collection.index.pending
+    qtbot.waitUntil(lambda: c.indexed_reports[c.active].pending == 0, timeout=20000)
+    assert not c.pipeline(c.active).collection.index.pending
+    win.close()
+
+
+def test_cancel_or_remove_stops_a_wait_for_another_repobot_and_other_folders_embed_meanwhile(
+        qtbot, docs, settings_path, tmp_path_factory):
+    from repobot.engine.store import embedding_turn, prepared_store_dir
+
+    theirs = embedding_turn(prepared_store_dir(docs))
+    win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="fake",
+                     model=register_fake_llm(FakeLLM(ANSWER)))
+    qtbot.addWidget(win)
+    win.show()
+    c = win.controller
+    qtbot.waitUntil(lambda: "another RepoBot is embedding it" in win.collections.label.text(), timeout=20000)
+    other = tmp_path_factory.mktemp("other")
+    (other / "page.md").write_text("# Proxies\n\nSet a proxy for the client.\n" * 5, encoding="utf-8")
+    c.add_collection(str(other))  # its embedding is not held up by the wait
+    qtbot.waitUntil(lambda: str(other) in c.indexed_reports and c.indexed_reports[str(other)].pending == 0,
+                    timeout=20000)
+    assert "another RepoBot" not in win.collections.label.text()  # said once, not over the other folder's report
+    c.set_active(str(docs))  # brought up to date again: still another RepoBot's to embed
+    qtbot.waitUntil(lambda: "another RepoBot is embedding it" in win.collections.label.text(), timeout=20000)
+    c.cancel_indexing()
+    assert win.collections.label.text().startswith("Embedding paused")
+    assert not win.collections.cancel_button.isEnabled()
+    theirs.close()
+    qtbot.wait(4000)  # past the next try: cancelled, the wait is not taken up again by itself
+    assert c.pipeline(str(docs)).collection.index.pending
+    assert c.remove_collection(str(docs)) and not c.tasks.waiting(Busy.EMBEDDING)
     win.close()
 
 
