@@ -378,17 +378,23 @@ def test_a_new_folder_answers_at_once_by_words_while_it_is_embedded(qtbot, docs,
     win.close()
 
 
-def test_a_folder_another_repobot_is_embedding_answers_by_words_and_is_embedded_once_it_may(qtbot, docs, settings_path):
+def waiting_window(qtbot, docs, settings_path):
+    """A window opened on ``docs`` while another RepoBot (a command, say) holds its embedding turn; and that turn."""
     from repobot.engine.store import embedding_turn, prepared_store_dir
 
-    theirs = embedding_turn(prepared_store_dir(docs))  # a command embedding the same folder holds the turn
+    theirs = embedding_turn(prepared_store_dir(docs))
     assert theirs is not None
     win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="fake",
                      model=register_fake_llm(FakeLLM(ANSWER)))
     qtbot.addWidget(win)
     win.show()
-    c = win.controller
     qtbot.waitUntil(lambda: "another RepoBot is embedding it" in win.collections.label.text(), timeout=20000)
+    return win, theirs
+
+
+def test_a_folder_another_repobot_is_embedding_answers_by_words_and_is_embedded_once_it_may(qtbot, docs, settings_path):
+    win, theirs = waiting_window(qtbot, docs, settings_path)
+    c = win.controller
     assert win.ask("Does HTTPX follow redirects by default?")  # the wait gives way to a question, as embedding does
     qtbot.waitUntil(lambda: len(c.turns) == 1, timeout=20000)
     assert any("found by their words alone (BM25)" in note for note in c.turns[0].answer.notes)
@@ -401,15 +407,8 @@ def test_a_folder_another_repobot_is_embedding_answers_by_words_and_is_embedded_
 
 def test_cancel_or_remove_stops_a_wait_for_another_repobot_and_other_folders_embed_meanwhile(
         qtbot, docs, settings_path, tmp_path_factory):
-    from repobot.engine.store import embedding_turn, prepared_store_dir
-
-    theirs = embedding_turn(prepared_store_dir(docs))
-    win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="fake",
-                     model=register_fake_llm(FakeLLM(ANSWER)))
-    qtbot.addWidget(win)
-    win.show()
+    win, theirs = waiting_window(qtbot, docs, settings_path)
     c = win.controller
-    qtbot.waitUntil(lambda: "another RepoBot is embedding it" in win.collections.label.text(), timeout=20000)
     other = tmp_path_factory.mktemp("other")
     (other / "page.md").write_text("# Proxies\n\nSet a proxy for the client.\n" * 5, encoding="utf-8")
     c.add_collection(str(other))  # its embedding is not held up by the wait
