@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from repobot.engine.languages import LANGUAGE_CHOICES, language
-from repobot.engine.models import list_models, missing_models
+from repobot.engine.models import gguf_problem, list_models, missing_models
 from repobot.engine.quote import Choice
 from repobot.engine.retrieve import MODES
 
@@ -121,6 +121,10 @@ class ChatPanel(QWidget):
             self.model_combo.addItem(f"{entry.name} — not installed: run `{entry.install}`", None)
             self.model_combo.model().item(self.model_combo.count() - 1).setEnabled(False)
         self.model_combo.addItem("Browse for a .gguf file…", BROWSE)
+        if current and self.model_combo.findData(current) < 0:  # chosen from elsewhere, or unusable: shown as it is
+            problem = gguf_problem(Path(current))
+            what = f"cannot be used: {problem}" if problem else "your own, from its folder"
+            self.model_combo.insertItem(1, f"{Path(current).name} — {what}", current)
         self.model_combo.setCurrentIndex(max(self.model_combo.findData(current), 0))
 
     def _model_activated(self, index: int) -> None:

@@ -427,6 +427,21 @@ def test_cancel_or_remove_stops_a_wait_for_another_repobot_and_other_folders_emb
     win.close()
 
 
+def test_a_chosen_model_that_turns_out_cut_off_is_shown_as_chosen_with_its_problem(qtbot, docs, settings_path, tmp_path):
+    """The picker used to show the default model as chosen while the error named the cut-off file."""
+    from tests.conftest import tiny_gguf
+
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(tiny_gguf()[:-1])
+    win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="fake", model=str(cut))
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitUntil(lambda: "cannot be used as a model" in win.chat.banner.text(), timeout=20000)
+    assert win.chat.model_combo.currentText().startswith("cut.gguf — cannot be used: it is incomplete")
+    assert win.chat.model_combo.currentData() == str(cut)
+    win.close()
+
+
 def test_a_question_when_the_model_failed_to_load_is_refused_with_the_reason(qtbot, docs, settings_path):
     from repobot.engine.errors import ModelError
     from repobot.engine.registry import register_llm
