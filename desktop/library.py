@@ -257,8 +257,12 @@ class Library(QObject):
                 self._waiting.add(root)
             self.progress.emit(root, *progress)
 
+        def forget() -> None:  # this job's own entry only: a re-index may have registered a newer one
+            if self._embedding.get(root) == job:
+                del self._embedding[root]
+
         def finished(_result):
-            self._embedding.pop(root, None)
+            forget()
             if root not in self.collections:
                 return
             if collection.loaded and collection.index.pending:  # another RepoBot holds the turn: again later
@@ -273,11 +277,11 @@ class Library(QObject):
             self.status.emit(f"{Path(root).name}: every passage is embedded; hybrid search covers the whole folder.")
 
         def failed(message):
-            self._embedding.pop(root, None)
+            forget()
             self.status.emit(message)
 
-        self._embedding[root] = self.tasks.submit(Busy.EMBEDDING, work, on_event=event, on_done=finished,
-                                                  on_failed=failed)
+        job = self.tasks.submit(Busy.EMBEDDING, work, on_event=event, on_done=finished, on_failed=failed)
+        self._embedding[root] = job
 
     def _embed_again(self, root: str) -> None:
         """Try a waiting folder's embedding again, unless it was cancelled, removed or re-indexed meanwhile."""

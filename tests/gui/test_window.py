@@ -442,6 +442,34 @@ def test_a_chosen_model_that_turns_out_cut_off_is_shown_as_chosen_with_its_probl
     win.close()
 
 
+def test_a_re_indexed_folder_keeps_track_of_its_new_embedding_so_removing_it_stops_it(qtbot, docs, settings_path):
+    """Re-indexing replaces the running embedding; the new one stays tracked (the replaced one's end never drops its
+    entry), so removing the folder stops it instead of leaving it to embed a folder no one uses."""
+    for n in range(40):
+        (docs / f"page{n}.md").write_text(f"# Page {n}\n\nProxy settings number {n} for the client.\n" * 20,
+                                          encoding="utf-8")
+    register_embedder("slow-fake", SlowEmbedder)
+    SlowEmbedder.release.clear()
+    win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="slow-fake",
+                     model=register_fake_llm(FakeLLM(ANSWER)))
+    qtbot.addWidget(win)
+    win.show()
+    c, folder = win.controller, str(docs.resolve())
+    embedding = c.library._embedding
+    qtbot.waitUntil(lambda: folder in embedding, timeout=20000)
+    replaced = embedding[folder]
+    c.index(folder)  # Re-index: the running embedding is replaced by the new index's
+    qtbot.waitUntil(lambda: replaced not in c.tasks._jobs and embedding.get(folder, replaced) != replaced,
+                    timeout=20000)
+    newer = embedding[folder]
+    qtbot.wait(500)
+    assert embedding.get(folder) == newer and newer in c.tasks._jobs
+    assert c.remove_collection(folder)
+    qtbot.waitUntil(lambda: newer not in c.tasks._jobs, timeout=20000)  # stopped, not left embedding a removed folder
+    SlowEmbedder.release.set()
+    win.close()
+
+
 def test_a_question_when_the_model_failed_to_load_is_refused_with_the_reason(qtbot, docs, settings_path):
     from repobot.engine.errors import ModelError
     from repobot.engine.registry import register_llm
