@@ -353,14 +353,21 @@ class SlowEmbedder(FakeEmbedder):
         return super().embed_many(texts, **kwargs)
 
 
-def test_a_new_folder_answers_at_once_by_words_while_it_is_embedded(qtbot, docs, settings_path):
-    for n in range(40):  # a bigger folder: 40 pages, each its own group to embed (12 s until the test lets it go)
-        (docs / f"page{n}.md").write_text(f"# Page {n}\n\nProxy settings number {n} for the client.\n" * 20, encoding="utf-8")
+def slow_window(qtbot, docs, settings_path, pages: int) -> MainWindow:
+    """A window on ``docs`` grown by ``pages`` pages, embedded slowly (``SlowEmbedder``) until the test lets it go."""
+    for n in range(pages):
+        (docs / f"page{n}.md").write_text(f"# Page {n}\n\nProxy settings number {n} for the client.\n" * 20,
+                                          encoding="utf-8")
     register_embedder("slow-fake", SlowEmbedder)
     SlowEmbedder.release.clear()
     win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="slow-fake",
                      model=register_fake_llm(FakeLLM(ANSWER)))
     qtbot.addWidget(win)
+    return win
+
+
+def test_a_new_folder_answers_at_once_by_words_while_it_is_embedded(qtbot, docs, settings_path):
+    win = slow_window(qtbot, docs, settings_path, 40)  # 40 pages, each its own group (12 s until the test lets go)
     win.show()
     c = win.controller
     qtbot.waitUntil(lambda: c.models_ok and c.active in c.indexed_reports, timeout=20000)
@@ -445,14 +452,7 @@ def test_a_chosen_model_that_turns_out_cut_off_is_shown_as_chosen_with_its_probl
 def test_a_re_indexed_folder_keeps_track_of_its_new_embedding_so_removing_it_stops_it(qtbot, docs, settings_path):
     """Re-indexing replaces the running embedding; the new one stays tracked (the replaced one's end never drops its
     entry), so removing the folder stops it instead of leaving it to embed a folder no one uses."""
-    for n in range(40):
-        (docs / f"page{n}.md").write_text(f"# Page {n}\n\nProxy settings number {n} for the client.\n" * 20,
-                                          encoding="utf-8")
-    register_embedder("slow-fake", SlowEmbedder)
-    SlowEmbedder.release.clear()
-    win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="slow-fake",
-                     model=register_fake_llm(FakeLLM(ANSWER)))
-    qtbot.addWidget(win)
+    win = slow_window(qtbot, docs, settings_path, 40)
     win.show()
     c, folder = win.controller, str(docs.resolve())
     embedding = c.library._embedding
@@ -561,14 +561,7 @@ def test_a_scripted_answer_that_could_not_be_saved_ends_the_script_as_failed(qtb
 
 
 def test_indexing_another_folder_does_not_stop_this_folders_embedding(qtbot, docs, settings_path, tmp_path):
-    for n in range(8):
-        (docs / f"page{n}.md").write_text(f"# Page {n}\n\nProxy settings number {n} for the client.\n" * 20,
-                                          encoding="utf-8")
-    register_embedder("slow-fake", SlowEmbedder)
-    SlowEmbedder.release.clear()
-    win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="slow-fake",
-                     model=register_fake_llm(FakeLLM(ANSWER)))
-    qtbot.addWidget(win)
+    win = slow_window(qtbot, docs, settings_path, 8)
     c = win.controller
     first = c.active
     qtbot.waitUntil(lambda: c.models_ok and first in c.indexed_reports, timeout=20000)
