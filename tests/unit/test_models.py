@@ -10,7 +10,8 @@ import pytest
 
 from repobot.engine.errors import ModelError
 from tests.conftest import tiny_gguf
-from repobot.engine.models import CatalogEntry, assemble, catalog, check_gguf, part_sources, resolve_model
+from repobot.engine.install import assemble
+from repobot.engine.models import CatalogEntry, catalog, check_gguf, part_sources, resolve_model
 
 PARTS = [b"GGUF" + b"a" * 96, b"b" * 100, b"c" * 37]
 
@@ -86,19 +87,19 @@ def test_a_missing_catalogued_model_names_its_install_command(tmp_path, monkeypa
 
 def test_a_llama_cpp_that_crashes_at_its_first_token_fails_the_install_with_the_fix(tmp_path, monkeypatch):
     """The child really dies of SIGSEGV, as the native build did in ggml's AMX kernels on a Sapphire Rapids VM."""
-    import repobot.engine.models as models
+    import repobot.engine.install as install
 
-    monkeypatch.setattr(models, "_FIRST_TOKEN", "import ctypes; ctypes.string_at(0)")
+    monkeypatch.setattr(install, "_FIRST_TOKEN", "import ctypes; ctypes.string_at(0)")
     with pytest.raises(ModelError, match=r"llama.cpp crashed \(SIGSEGV\) writing its first token.*make install"):
-        models.check_first_token(tmp_path / "any.gguf")
-    monkeypatch.setattr(models, "_FIRST_TOKEN", "raise SystemExit('cannot load: bad magic')")
+        install.check_first_token(tmp_path / "any.gguf")
+    monkeypatch.setattr(install, "_FIRST_TOKEN", "raise SystemExit('cannot load: bad magic')")
     with pytest.raises(ModelError, match="loading it failed: cannot load: bad magic"):
-        models.check_first_token(tmp_path / "any.gguf")
-    monkeypatch.setattr(models, "_FIRST_TOKEN", "print(repr(''))")  # loads, exits 0, writes nothing
+        install.check_first_token(tmp_path / "any.gguf")
+    monkeypatch.setattr(install, "_FIRST_TOKEN", "print(repr(''))")  # loads, exits 0, writes nothing
     with pytest.raises(ModelError, match="wrote no token.*make install"):
-        models.check_first_token(tmp_path / "any.gguf")
-    monkeypatch.setattr(models, "_FIRST_TOKEN", "print('ggml: loaded'); print(repr('OK'))")
-    assert models.check_first_token(tmp_path / "any.gguf") == "OK"
+        install.check_first_token(tmp_path / "any.gguf")
+    monkeypatch.setattr(install, "_FIRST_TOKEN", "print('ggml: loaded'); print(repr('OK'))")
+    assert install.check_first_token(tmp_path / "any.gguf") == "OK"
 
 
 def test_unusable_gguf_entries_are_listed_with_a_reason_and_never_offered(tmp_path, monkeypatch):
