@@ -23,13 +23,12 @@ from repobot.engine.registry import ModelSet
 from repobot.engine.store import writable_data_dir
 
 from .conversation import Conversation
-from .qt import QObject, QTimer, Signal
+from .embedding import Embeddings
+from .qt import QObject, Signal
 from .reports import IndexReport, index_report
 from .settings import Settings, SettingsStore
 from .tasks import BACKGROUND, Busy, TaskRunner
 from .watch import FolderWatcher
-
-WAIT_RETRY_MS = 3000  # how often a folder another RepoBot is embedding is tried again
 
 
 class Library(QObject):
@@ -69,8 +68,11 @@ class Library(QObject):
         self.indexed_reports: dict[str, IndexReport] = {}
         self.index_message = ""  # the problems of the last index shown, cleared when an index is clean
         self._pipelines: dict[str, Pipeline] = {}
-        self._embedding: dict[str, int] = {}  # folder -> its background embedding job
-        self._waiting: set[str] = set()  # folders another RepoBot is embedding: tried again every few seconds
+        self.embeddings = Embeddings(tasks, self.pipeline, lambda root: root in self.collections, self)
+        self.embeddings.progress.connect(self.progress)
+        self.embeddings.embedded.connect(self._embedded)
+        self.embeddings.status.connect(self.status)
+        self.embeddings.paused.connect(self.embedding_paused)
         self.watcher = FolderWatcher(self)
         self.watcher.changed.connect(self.reindex_changed)
 
@@ -123,9 +125,7 @@ class Library(QObject):
         self.indexed_reports.pop(root, None)
         self._pipelines.pop(root, None)
         self.watcher.forget(root)
-        self._waiting.discard(root)
-        if root in self._embedding:  # its embedding would save an index no one uses, and hold the worker
-            self.tasks.cancel_job(self._embedding.pop(root))
+        self.embeddings.stop(root)
         self.save_settings()
         self.collections_changed.emit()
         if was_active:  # the user guide comes on screen, with a conversation of its own
@@ -217,9 +217,7 @@ class Library(QObject):
                                        cancelled=context.cancelled, embed=False)
             return index_report(collection, report)
 
-        if root in self._embedding:  # embedding the index this replaces would save a stale one; others go on
-            self.tasks.cancel_job(self._embedding.pop(root))
-        self._waiting.discard(root)  # (the new index's embedding finds out again whether another RepoBot has it)
+        self.embeddings.stop(root)  # embedding the index this replaces would save a stale one; others go on
         try:  # an index saved before still answers, but nothing new could be kept: said now, not after an answer
             writable_data_dir()
         except RepoBotError as err:
@@ -239,54 +237,13 @@ class Library(QObject):
             return
         self.index(root)
 
-    def embed(self, root: str) -> None:
-        """Embed what the folder's index still lacks, giving way to every question; dense search grows as it goes.
-
-        While another RepoBot embeds the folder, the job ends at once and is tried again every few seconds
-        (``WAIT_RETRY_MS``): the one worker stays free for other folders, and the other's vectors are taken up."""
-        collection = self.pipeline(root).collection
-        after_wait = root in self._waiting
-
-        def work(context):  # ("embed", done, total), or ("wait", …) once while another RepoBot embeds the folder
-            yield from collection.embed_steps(cancelled=context.cancelled, wait=False, take_up_saved=after_wait)
-
-        def event(progress):
-            if progress[0] == "wait":
-                if root in self._waiting:  # said once, not every few seconds over another folder's report
-                    return
-                self._waiting.add(root)
-            self.progress.emit(root, *progress)
-
-        def forget() -> None:  # this job's own entry only: a re-index may have registered a newer one
-            if self._embedding.get(root) == job:
-                del self._embedding[root]
-
-        def finished(_result):
-            forget()
-            if root not in self.collections:
-                return
-            if collection.loaded and collection.index.pending:  # another RepoBot holds the turn: again later
-                if root in self._waiting:
-                    QTimer.singleShot(WAIT_RETRY_MS, self, lambda: self._embed_again(root))  # gone with the window
-                return
-            self._waiting.discard(root)
-            report = self.indexed_reports.get(root)
-            if report is not None:
-                self.indexed_reports[root] = report._replace(pending=0)
-                self.indexed.emit(root, self.indexed_reports[root])
-            self.status.emit(f"{Path(root).name}: every passage is embedded; hybrid search covers the whole folder.")
-
-        def failed(message):
-            forget()
-            self.status.emit(message)
-
-        job = self.tasks.submit(Busy.EMBEDDING, work, on_event=event, on_done=finished, on_failed=failed)
-        self._embedding[root] = job
-
-    def _embed_again(self, root: str) -> None:
-        """Try a waiting folder's embedding again, unless it was cancelled, removed or re-indexed meanwhile."""
-        if root in self._waiting and root in self.collections and root not in self._embedding:
-            self.embed(root)
+    def _embedded(self, root: str) -> None:
+        """Every passage of the folder is embedded: its report says so."""
+        report = self.indexed_reports.get(root)
+        if report is not None:
+            self.indexed_reports[root] = report._replace(pending=0)
+            self.indexed.emit(root, self.indexed_reports[root])
+        self.status.emit(f"{Path(root).name}: every passage is embedded; hybrid search covers the whole folder.")
 
     def _indexed(self, root: str, report: IndexReport) -> None:
         """A folder's index is up to date: show its report, watch its files, let a waiting question go, read ahead,
@@ -311,7 +268,7 @@ class Library(QObject):
         self.ready.emit()
         self.prepare(root)  # before embedding, which would hold it back for minutes
         if report.pending:
-            self.embed(root)
+            self.embeddings.start(root)
 
     def _moved_here(self, root: str) -> str:
         """A folder that moved to ``root`` brought its index and conversations (``Collection._adopt_moved``): its old
@@ -349,8 +306,4 @@ class Library(QObject):
     def cancel_indexing(self) -> None:
         """Stop indexing and background embedding; what was embedded is kept and resumed next time."""
         self.tasks.cancel(Busy.INDEXING)
-        self.tasks.cancel(Busy.EMBEDDING)
-        if self._waiting:  # no job runs while a folder waits for another RepoBot: the waiting itself stops
-            self._waiting.clear()
-            self.embedding_paused.emit()
-            self.status.emit("Embedding paused; the folder stays searchable by words, and resumes from here.")
+        self.embeddings.pause_all()

@@ -455,7 +455,7 @@ def test_a_re_indexed_folder_keeps_track_of_its_new_embedding_so_removing_it_sto
     win = slow_window(qtbot, docs, settings_path, 40)
     win.show()
     c, folder = win.controller, str(docs.resolve())
-    embedding = c.library._embedding
+    embedding = c.library.embeddings._jobs
     qtbot.waitUntil(lambda: folder in embedding, timeout=20000)
     replaced = embedding[folder]
     c.index(folder)  # Re-index: the running embedding is replaced by the new index's

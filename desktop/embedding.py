@@ -1,0 +1,92 @@
+"""Embedding: each folder's background embedding in the window, one job a folder, giving way to every question.
+
+While another RepoBot (a command, another window) embeds a folder, its job says
+"wait" once and ends, and is tried again every few seconds (``WAIT_RETRY_MS``),
+taking up the other's vectors: the window's one worker stays free for other
+folders meanwhile.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from repobot.engine.pipeline import Pipeline
+
+from .qt import QObject, QTimer, Signal
+from .tasks import Busy, TaskRunner
+
+WAIT_RETRY_MS = 3000  # how often a folder another RepoBot is embedding is tried again
+PAUSED = "Embedding paused; the folder stays searchable by words, and resumes from here."
+
+
+class Embeddings(QObject):
+    """The folders being embedded in the background, and those waiting for another RepoBot's embedding."""
+
+    progress = Signal(str, str, int, int)  # root, stage ("embed" or "wait"), done, total
+    embedded = Signal(str)  # root: every passage is embedded
+    status = Signal(str)
+    paused = Signal()  # Cancel stopped a folder's wait for another RepoBot
+
+    def __init__(self, tasks: TaskRunner, pipeline: Callable[[str], Pipeline], listed: Callable[[str], bool],
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self.tasks, self._pipeline, self._listed = tasks, pipeline, listed
+        self._jobs: dict[str, int] = {}  # folder -> its background embedding job
+        self._waiting: set[str] = set()  # folders another RepoBot is embedding: tried again every few seconds
+
+    def start(self, root: str) -> None:
+        """Embed what the folder's index still lacks; dense search grows as it goes."""
+        collection = self._pipeline(root).collection
+        after_wait = root in self._waiting
+
+        def work(context):  # ("embed", done, total), or ("wait", …) once while another RepoBot embeds the folder
+            yield from collection.embed_steps(cancelled=context.cancelled, wait=False, take_up_saved=after_wait)
+
+        def event(progress):
+            if progress[0] == "wait":
+                if root in self._waiting:  # said once, not every few seconds over another folder's report
+                    return
+                self._waiting.add(root)
+            self.progress.emit(root, *progress)
+
+        def forget() -> None:  # this job's own entry only: a re-index may have registered a newer one
+            if self._jobs.get(root) == job:
+                del self._jobs[root]
+
+        def finished(_result):
+            forget()
+            if not self._listed(root):
+                return
+            if collection.loaded and collection.index.pending:  # another RepoBot holds the turn: again later
+                if root in self._waiting:
+                    QTimer.singleShot(WAIT_RETRY_MS, self, lambda: self._again(root))  # gone with the window
+                return
+            self._waiting.discard(root)
+            self.embedded.emit(root)
+
+        def failed(message):
+            forget()
+            self.status.emit(message)
+
+        job = self.tasks.submit(Busy.EMBEDDING, work, on_event=event, on_done=finished, on_failed=failed)
+        self._jobs[root] = job
+
+    def stop(self, root: str) -> None:
+        """Stop the folder's embedding and its wait: it is re-indexed (the new index's embedding starts anew) or
+        removed (embedding it would save an index no one uses, and hold the worker)."""
+        if root in self._jobs:
+            self.tasks.cancel_job(self._jobs.pop(root))
+        self._waiting.discard(root)
+
+    def pause_all(self) -> None:
+        """Cancel: stop every embedding (the worker says so for a running job) and every wait for another RepoBot."""
+        self.tasks.cancel(Busy.EMBEDDING)
+        if self._waiting:  # no job runs while a folder waits: the waiting itself stops, and is said to
+            self._waiting.clear()
+            self.paused.emit()
+            self.status.emit(PAUSED)
+
+    def _again(self, root: str) -> None:
+        """Try a waiting folder's embedding again, unless it was cancelled, removed or re-indexed meanwhile."""
+        if root in self._waiting and self._listed(root) and root not in self._jobs:
+            self.start(root)
