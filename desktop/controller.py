@@ -65,6 +65,7 @@ class Controller(QObject):
     status = _library("status")  # the Controller says what it does in them too
     error = _library("error")
     notice = _library("notice")
+    models_loading = _library("models_loading")
     models_ready = _library("models_ready")
     models_failed = _library("models_failed")
     progress = _library("progress")

@@ -37,6 +37,7 @@ class Library(QObject):
     status = Signal(str)
     error = Signal(str)  # "" clears it
     notice = Signal(str)  # news in the error's place, not a problem
+    models_loading = Signal()
     models_ready = Signal(str)
     models_failed = Signal(str)
     progress = Signal(str, str, int, int)  # root, stage, done, total
@@ -172,6 +173,7 @@ class Library(QObject):
 
         self.models_ok = False
         self.status.emit("Loading the models…")
+        self.models_loading.emit()
         self.tasks.submit(Busy.LOADING, work, on_done=self._models_loaded, on_failed=self._models_failed)
 
     def choose_model(self, model: str) -> None:

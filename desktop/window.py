@@ -39,8 +39,10 @@ class MainWindow(QMainWindow):
             self.splitter.addWidget(panel)
         self.splitter.setSizes([300, 650, 550])
         self.setCentralWidget(self.splitter)
-        self.status = QLabel("Starting…")
+        self.status = QLabel("Starting…")  # news, replaced by the next
         self.statusBar().addWidget(self.status, 1)
+        self.model_state = QLabel()  # the model's state, which stays in view whatever news comes after
+        self.statusBar().addPermanentWidget(self.model_state)
         self._wire(c)
         self.show_collections()
         c.start()
@@ -53,6 +55,9 @@ class MainWindow(QMainWindow):
         self.viewer.status.connect(self.status.setText)
         c.busy_changed.connect(lambda busy: self.chat.set_busy(busy, c.models_ok))
         c.models_ready.connect(lambda _name: self.chat.set_busy(c.busy, True))
+        c.models_loading.connect(lambda: self.show_model_state("Model: loading…"))
+        c.models_ready.connect(lambda name: self.show_model_state(f"Model: {name}"))
+        c.models_failed.connect(lambda message: self.show_model_state("Model not loaded", message))
         c.collections_changed.connect(self.show_collections)
         c.indexing.connect(self.collections.indexing)
         c.progress.connect(self.collections.show_progress)
@@ -93,6 +98,12 @@ class MainWindow(QMainWindow):
         QShortcut(QKeySequence("Escape"), self, activated=c.cancel)
         QShortcut(QKeySequence("Ctrl+L"), self, activated=self.chat.question.setFocus)
         QShortcut(QKeySequence.StandardKey.Find, self, activated=self.viewer.find_box.setFocus)
+
+    def show_model_state(self, text: str, problem: str = "") -> None:
+        """The status bar's lasting corner: which model answers, or that none can (in red, the reason on hover)."""
+        self.model_state.setText(text)
+        self.model_state.setStyleSheet("color: #b00020; font-weight: bold;" if problem else "")
+        self.model_state.setToolTip(problem)
 
     def show_collections(self) -> None:
         c = self.controller

@@ -227,6 +227,18 @@ def test_stop_cancels_generation(window, qtbot):
     assert win.chat.ask_button.isEnabled() and not win.chat.stop_button.isEnabled()
 
 
+def test_the_status_bar_keeps_the_model_in_view_whatever_news_follows(window, qtbot):
+    win = window()
+    c = win.controller
+    assert win.model_state.text() == f"Model: {c.models.llm.name}" and not win.model_state.toolTip()
+    c.status.emit("Files changed in docs; updating the index…")
+    assert win.model_state.text() == f"Model: {c.models.llm.name}"
+    c.choose_model(c.settings.model)  # the same model chosen again: loading, then ready again
+    assert win.model_state.text() == "Model: loading…"
+    qtbot.waitUntil(lambda: c.models_ok and idle(c), timeout=20000)
+    assert win.model_state.text() == f"Model: {c.models.llm.name}"
+
+
 def test_choosing_a_model_while_an_answer_is_written_never_blocks_the_window(window, qtbot):
     slow = SlowLLM(" ".join(f"step{i}" for i in range(150)), piece=5)  # about 4 s, never repeating
     win = window(llm=slow)
@@ -486,6 +498,9 @@ def test_a_question_when_the_model_failed_to_load_is_refused_with_the_reason(qtb
     assert not c.models_ok
     assert not win.ask("Does HTTPX follow redirects by default?")  # not parked as if the model were still loading
     assert c.pending_question == "" and "choose another model" in win.chat.banner.text()
+    # the indexing news that came after replaced "Models not loaded" in the status line; the lasting corner keeps it
+    assert "Models not loaded" not in win.status.text()
+    assert win.model_state.text() == "Model not loaded" and "corrupt or incomplete" in win.model_state.toolTip()
     win.close()
 
 
