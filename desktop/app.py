@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from .qt import QApplication, QFont, QTimer
+from .qt import QApplication, QFont, QTimer, qInstallMessageHandler
 
 CRASH_LOG = "crash.log"
 KEPT_CRASH_LOG = "crash-previous.log"
@@ -27,6 +27,24 @@ def application() -> QApplication:
     font.setPointSize(10)
     app.setFont(font)
     return app
+
+
+# What Qt's headless platform says about every window it cannot size as a desktop would: true, and of no use to
+# someone scripting the window (``repobot gui --screenshot``); everything else Qt says is still printed.
+OFFSCREEN_NOISE = ("does not support propagateSizeHints",)
+
+
+def keep_qt_quiet_offscreen(app: QApplication) -> bool:
+    """On the ``offscreen`` platform, leave out Qt's ``OFFSCREEN_NOISE`` and print the rest as Qt would."""
+    if app.platformName() != "offscreen":
+        return False
+
+    def handler(_mode, _context, message: str) -> None:
+        if not any(noise in message for noise in OFFSCREEN_NOISE):
+            print(message, file=sys.stderr)
+
+    qInstallMessageHandler(handler)
+    return True
 
 
 def record_crashes(folder: Path):
@@ -69,6 +87,7 @@ def run(*, corpus=None, model=None, ask=None, screenshot=None, open_source=None,
     from .window import MainWindow
 
     app = application()
+    keep_qt_quiet_offscreen(app)
     crash_log, crashed_before = record_crashes(data_dir())
     window = MainWindow(corpus=corpus, model=model)
     window.show()

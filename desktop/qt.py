@@ -9,6 +9,7 @@ from PySide6.QtCore import (  # noqa: F401
     Qt,
     QUrl,
     Signal,
+    qInstallMessageHandler,
 )
 from PySide6.QtGui import (  # noqa: F401
     QDesktopServices,
