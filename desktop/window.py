@@ -16,8 +16,13 @@ from .panels.chat import ChatPanel
 from .panels.collections import CollectionsPanel
 from .panels.history import HistoryPanel
 from .panels.viewer import ViewerPanel
-from .qt import QGuiApplication, QKeySequence, QLabel, QMainWindow, QShortcut, QSplitter, Qt
+from .qt import QGuiApplication, QKeySequence, QLabel, QMainWindow, QShortcut, QSize, QSplitter, Qt
 from .settings import SettingsStore
+
+
+def offscreen() -> bool:
+    """Qt's headless platform (tests, scripted screenshots): its one screen is 800 x 800 and no one sees it."""
+    return QGuiApplication.platformName() == "offscreen"
 
 
 class MainWindow(QMainWindow):
@@ -25,7 +30,6 @@ class MainWindow(QMainWindow):
                  embedder: str | None = None):
         super().__init__()
         self.setWindowTitle("RepoBot")
-        self.resize(1500, 900)
         self.controller = c = Controller(corpus=corpus, model=model, store=store, embedder=embedder, parent=self)
         self.collections = CollectionsPanel(c.bundled)
         self.history = HistoryPanel()
@@ -37,8 +41,8 @@ class MainWindow(QMainWindow):
         self.splitter = QSplitter()
         for panel in (left, self.chat, self.viewer):
             self.splitter.addWidget(panel)
-        self.splitter.setSizes([300, 650, 550])
         self.setCentralWidget(self.splitter)
+        self.fit_screen()
         self.status = QLabel("Starting…")  # news, replaced by the next
         self.statusBar().addWidget(self.status, 1)
         self.model_state = QLabel()  # the model's state, which stays in view whatever news comes after
@@ -98,6 +102,15 @@ class MainWindow(QMainWindow):
         QShortcut(QKeySequence("Escape"), self, activated=c.cancel)
         QShortcut(QKeySequence("Ctrl+L"), self, activated=self.chat.question.setFocus)
         QShortcut(QKeySequence.StandardKey.Find, self, activated=self.viewer.find_box.setFocus)
+
+    def fit_screen(self, wanted: QSize = QSize(1500, 900)) -> None:
+        """Open at ``wanted``, or at the screen's free area when that is smaller (a 1366 x 768 laptop), so that the
+        viewer is never off the screen's edge; the three panes share it 1 : 2.2 : 1.8."""
+        screen = self.screen()
+        area = screen.availableGeometry().size() if screen is not None and not offscreen() else wanted
+        size = wanted.boundedTo(area).expandedTo(self.minimumSizeHint())
+        self.resize(size)
+        self.splitter.setSizes([round(size.width() * share / 5) for share in (1, 2.2, 1.8)])
 
     def show_model_state(self, text: str, problem: str = "") -> None:
         """The status bar's lasting corner: which model answers, or that none can (in red, the reason on hover)."""

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from repobot.engine.languages import LANGUAGE_CHOICES, language
-from repobot.engine.models import gguf_problem, list_models, missing_models
+from repobot.engine.models import default_model_path, gguf_problem, list_models, missing_models
 from repobot.engine.quote import Choice
 from repobot.engine.retrieve import MODES
 
@@ -46,6 +46,9 @@ class ChatPanel(QWidget):
         super().__init__()
         self.model_combo = QComboBox()
         self.model_combo.setToolTip("The GGUF chat model (files in models/ or your data folder's models/)")
+        # sized by a short name, not its longest entry (which made the panel 958 px at least); the list shows them whole
+        self.model_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model_combo.setMinimumContentsLength(16)
         self.fill_models(settings.model)
         self.model_combo.activated.connect(self._model_activated)
         self.k_spin = QSpinBox(minimum=1, maximum=20, value=settings.k)
@@ -113,8 +116,9 @@ class ChatPanel(QWidget):
     # -- models and settings ------------------------------------------------------------------------
     def fill_models(self, current: str) -> None:
         self.model_combo.clear()
-        self.model_combo.addItem("Default model (Qwen2.5-Coder-0.5B-Instruct)", "")
-        for m in list_models():
+        self.model_combo.addItem("Qwen2.5-Coder-0.5B (default)", "")
+        default = default_model_path().resolve()
+        for m in (m for m in list_models() if m.path.resolve() != default):  # that file is the entry above
             known = f"{m.known.role} model, sha256 known" if m.known else "your own, not in the catalogue"
             self.model_combo.addItem(f"{m.path.name} — {m.size / 1e6:.0f} MB, {known}", str(m.path))
         for entry in missing_models():
@@ -126,6 +130,8 @@ class ChatPanel(QWidget):
             what = f"cannot be used: {problem}" if problem else "your own, from its folder"
             self.model_combo.insertItem(1, f"{Path(current).name} — {what}", current)
         self.model_combo.setCurrentIndex(max(self.model_combo.findData(current), 0))
+        view = self.model_combo.view()
+        view.setMinimumWidth(view.sizeHintForColumn(0) + 2 * view.frameWidth())
 
     def _model_activated(self, index: int) -> None:
         data = self.model_combo.itemData(index)

@@ -10,9 +10,10 @@ from repobot.engine.load import read_markdown
 
 from ..qt import (
     QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
-    QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget, Qt, Signal,
+    QSizePolicy, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget, Qt, Signal,
 )
 from ..render import heading_lines
+from .layout import button_grid
 
 ROLE = Qt.ItemDataRole.UserRole
 LANGUAGE_NAMES = {
@@ -105,6 +106,8 @@ class CollectionsPanel(QWidget):
         self.progress = QProgressBar()
         self.progress.setFormat("%p%")
         self.label = QLabel("")
+        self.label.setWordWrap(True)  # long news ("Searchable now (by words); embedding 3,731 passages…") wraps
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # and never widens the panel
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel_requested)
         self.cancel_button.setEnabled(False)
@@ -112,10 +115,7 @@ class CollectionsPanel(QWidget):
         layout.addWidget(QLabel("<b>Collections</b>"))
         layout.addWidget(self.filter_box)
         layout.addWidget(self.tree, 1)
-        buttons = QHBoxLayout()
-        for button in (self.add_button, self.remove_button, self.reindex_button, self.languages_button):
-            buttons.addWidget(button)
-        layout.addLayout(buttons)
+        layout.addLayout(button_grid(self.add_button, self.remove_button, self.reindex_button, self.languages_button))
         layout.addWidget(self.label)
         bar = QHBoxLayout()
         bar.addWidget(self.progress, 1)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import time
 
 from ..qt import (
-    QFileDialog, QFontMetrics, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
+    QFileDialog, QFontMetrics, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
     QSize, QVBoxLayout, QWidget, Qt, Signal,
 )
+from .layout import button_grid
 
 ROLE = Qt.ItemDataRole.UserRole
 
@@ -25,18 +26,20 @@ class HistoryPanel(QWidget):
         self.search_box = QLineEdit(placeholderText="Search conversations…")
         self.search_box.textChanged.connect(self.search_changed)
         self.list = QListWidget()
+        # a long title ends in "…" at the list's width (the whole title on hover), not under a sideways scroll bar
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.itemClicked.connect(lambda item: self.open_requested.emit(item.data(ROLE)))
-        buttons = QHBoxLayout()
+        buttons = []
         for text, slot in (("New", self.new_requested.emit), ("Rename", self._rename), ("Delete", self._delete),
                            ("Export…", self._export)):
-            button = QPushButton(text)
-            button.clicked.connect(slot)
-            buttons.addWidget(button)
+            buttons.append(QPushButton(text))
+            buttons[-1].clicked.connect(slot)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Conversations</b>"))
         layout.addWidget(self.search_box)
         layout.addWidget(self.list, 1)
-        layout.addLayout(buttons)
+        layout.addLayout(button_grid(*buttons))
 
     def show_conversations(self, conversations, current: int | None) -> None:
         self.list.clear()
@@ -52,12 +55,12 @@ class HistoryPanel(QWidget):
 
     def _fitted(self, text: str) -> QSize:
         """Room for every line of an item. Qt sizes it by the list's font, and a Chinese title drawn in a taller
-        fallback font then did not fit: its first line ended in "…" and the second was not shown."""
+        fallback font then did not fit: its first line ended in "…" and the second was not shown. No width of its own:
+        the item is as wide as the list, and a longer line ends in "…"."""
         metrics = QFontMetrics(self.list.font())
         lines = text.split("\n")
         height = sum(max(metrics.lineSpacing(), metrics.boundingRect(line).height()) for line in lines)
-        width = max(metrics.horizontalAdvance(line) for line in lines)
-        return QSize(width + 2 * metrics.averageCharWidth(), height + metrics.lineSpacing() // 2)
+        return QSize(0, height + metrics.lineSpacing() // 2)
 
     def selected(self) -> int | None:
         item = self.list.currentItem()

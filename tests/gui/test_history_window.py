@@ -172,7 +172,27 @@ def test_a_chinese_title_keeps_both_lines_of_its_conversation(qtbot):
     assert "2 questions" in english.text()
     tallest = metrics.boundingRect(titles[0]).height()
     assert chinese.sizeHint().height() >= tallest + metrics.lineSpacing()
-    assert chinese.sizeHint().width() >= metrics.horizontalAdvance(titles[0])
+    panel.resize(400, 300)
+    panel.show()
+    assert panel.list.visualItemRect(chinese).width() >= metrics.horizontalAdvance(titles[0])
+
+
+def test_a_long_title_ends_in_an_ellipsis_at_the_lists_width_with_no_sideways_scroll_bar(qtbot):
+    from types import SimpleNamespace
+
+    from repobot.desktop.panels.history import HistoryPanel
+    from repobot.desktop.qt import Qt
+
+    panel = HistoryPanel()
+    qtbot.addWidget(panel)
+    title = "How do I make httpx give up if the server takes far too long to answer my request at all? " * 2
+    panel.show_conversations([SimpleNamespace(id=1, title=title, turns=2, updated=0)], 1)
+    panel.resize(300, 300)
+    panel.show()
+    item = panel.list.item(0)
+    assert panel.list.visualItemRect(item).width() <= panel.list.viewport().width()
+    assert not panel.list.horizontalScrollBar().isVisible()
+    assert panel.list.textElideMode() == Qt.TextElideMode.ElideRight and item.toolTip() == title
 
 
 def test_a_turn_whose_saved_data_cannot_be_read_opens_with_its_question_and_answer(open_window, qtbot):

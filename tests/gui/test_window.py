@@ -239,6 +239,33 @@ def test_the_status_bar_keeps_the_model_in_view_whatever_news_follows(window, qt
     assert win.model_state.text() == f"Model: {c.models.llm.name}"
 
 
+def test_the_window_fits_a_small_screen_with_every_pane_in_view(window, monkeypatch):
+    """It opened 1,734-2,068 px wide on a 1400 x 900 screen, the viewer off its edge: the model list was as wide as
+    its longest entry and four buttons stood in a row. Here the headless 800 x 800 screen is taken for a real one."""
+    from repobot.desktop import window as window_module
+
+    win = window()
+    monkeypatch.setattr(window_module, "offscreen", lambda: False)
+    win.fit_screen()
+    assert win.minimumSizeHint().width() <= 1000  # a 1024-px screen holds it
+    assert win.width() == max(800, win.minimumSizeHint().width()) and win.height() <= 800
+    assert all(size > 100 for size in win.splitter.sizes())  # the viewer too
+    before = win.collections.minimumSizeHint().width()
+    win.collections.label.setText("Searchable now (by words); embedding 3,731 passages in the background — " * 3)
+    assert win.collections.minimumSizeHint().width() == before  # long news wraps; it never widens the pane
+
+
+def test_the_model_list_names_the_default_model_once(window):
+    from pathlib import Path
+
+    from repobot.engine.models import default_model_path
+
+    combo = window().chat.model_combo
+    data = [combo.itemData(n) for n in range(combo.count())]
+    assert data[0] == ""  # "Qwen2.5-Coder-0.5B (default)"
+    assert not any(isinstance(d, str) and d and Path(d).resolve() == default_model_path().resolve() for d in data)
+
+
 def test_choosing_a_model_while_an_answer_is_written_never_blocks_the_window(window, qtbot):
     slow = SlowLLM(" ".join(f"step{i}" for i in range(150)), piece=5)  # about 4 s, never repeating
     win = window(llm=slow)
