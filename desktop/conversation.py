@@ -12,9 +12,11 @@ answer being written. No widgets here.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Callable, NamedTuple
 
+from repobot.engine.chunk import closes_only
 from repobot.engine.errors import RepoBotError
 from repobot.engine.export import conversation_markdown
 from repobot.engine.files import write_text_atomic
@@ -52,13 +54,26 @@ class Live(NamedTuple):
 
 
 def source_changed(root: Path, hit: Hit) -> bool:
-    """Whether the lines a saved passage came from read differently now (or the file is gone); whitespace alone
-    (blank lines between the chunks a hit was read with, a long line cut in two) is no change."""
+    """Whether the lines a saved passage came from read differently now (or the file is gone).
+
+    Each paragraph of the passage must be found in its lines, in order. No change: whitespace (blank lines between
+    the chunks a hit was read with), the rest of a long line a chunk holds only part of, and a paragraph of markup
+    alone between joined chunks, which the chunker leaves out (an ``<img>`` line, a closing ``///``)."""
     text, _problem = read_markdown(root / hit.chunk.source)
     if text is None:
         return True
-    lines = file_lines(text)
-    return "".join("\n".join(lines[hit.chunk.start - 1 : hit.chunk.end]).split()) != "".join(hit.chunk.text.split())
+    now = _squeezed("\n".join(file_lines(text)[hit.chunk.start - 1 : hit.chunk.end]))
+    at = None
+    for paragraph in filter(None, map(_squeezed, re.split(r"\n\s*\n", hit.chunk.text))):
+        found = now.find(paragraph, at or 0)
+        if found < 0 or (at is not None and not closes_only([(0, now[at:found])])):
+            return True
+        at = found + len(paragraph)
+    return False
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split())
 
 
 class Conversation(QObject):

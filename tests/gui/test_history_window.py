@@ -102,6 +102,24 @@ def test_a_source_read_with_its_neighbours_is_changed_only_when_its_words_are(tm
     assert source_changed(tmp_path, read)
 
 
+def test_a_source_is_not_changed_by_what_its_chunks_leave_out(tmp_path):
+    """A new answer's source was said to have changed since: the chunker leaves out an image line between the chunks
+    a hit is read with, and a chunk may hold part of a long line."""
+    from repobot.desktop.conversation import source_changed
+    from repobot.engine.chunk import Chunk
+    from repobot.engine.retrieve import Hit
+
+    page = "# A\n\nFirst part.\n\n<img src=\"a.png\" class=\"illustration\">\n\nSecond part.\n\n" + "word " * 400 + "\n"
+    (tmp_path / "a.md").write_text(page, encoding="utf-8")
+    joined = Hit(1, 0, Chunk("a.md", "A", 1, 7, "# A\n\nFirst part.\n\n\n\nSecond part."), 0.1)
+    part_of_a_line = Hit(2, 1, Chunk("a.md", "A", 9, 9, "word " * 150), 0.1)
+    assert not source_changed(tmp_path, joined) and not source_changed(tmp_path, part_of_a_line)
+    (tmp_path / "a.md").write_text(page.replace("<img src=\"a.png\" class=\"illustration\">", "A new sentence."))
+    assert source_changed(tmp_path, joined)  # words between its paragraphs are a change
+    (tmp_path / "a.md").write_text(page.replace("Second part.", "Second part, edited."))
+    assert source_changed(tmp_path, joined)
+
+
 def titles_and_questions(c):
     history = c.conversation.history()
     return {info.id: [a.question for a in history.turns(info.id)] for info in history.conversations()}
