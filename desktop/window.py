@@ -125,8 +125,12 @@ class MainWindow(QMainWindow):
         self.collections.show_languages(dict(report.available) if report else {}, report.languages if report else ())
 
     def show_turns(self) -> None:
+        """The conversation's answers, and under them the passages the last one was given (none in a new one)."""
         conversation = self.controller.conversation
-        self.chat.show_turns([(t.answer, conversation.changed_sources(i)) for i, t in enumerate(conversation.turns)])
+        turns = conversation.turns
+        self.chat.show_turns([(t.answer, conversation.changed_sources(i)) for i, t in enumerate(turns)])
+        last = turns[-1] if turns else None
+        self.chat.show_retrieved(last.root if last else Path(), last.answer.retrieved if last else [])
 
     def ask(self, question: str) -> bool:
         """Ask from the question box; it is cleared once the question is accepted."""

@@ -56,7 +56,14 @@ def test_a_conversation_survives_closing_and_reopening_the_window(open_window, q
     assert [t.answer.question for t in again.controller.turns] == [
         "Does HTTPX follow redirects by default?", "And how do I enable it?"]
     assert again.chat.conversation.toPlainText() == shown  # exactly as checked then
+    listed = [again.chat.retrieved_list.item(n).text() for n in range(again.chat.retrieved_list.count())]
+    assert listed and all(f"[{n}]" in line for n, line in enumerate(listed, 1))  # the last answer's passages
+    assert listed == [f"[{h.rank}] {h.chunk.source} — {h.chunk.heading or '(top)'}  · {h.score:.4f}"
+                      for h in again.controller.turns[-1].answer.retrieved]
     assert again.open_link("cite:0:1") and again.viewer.title.text().startswith("<b>guide/redirects.md</b>")
+    again.controller.conversation.new()
+    assert again.chat.retrieved_list.count() == 0  # not the passages of an answer no longer on screen
+    assert again.controller.conversation.open(first)
     ask(qtbot, again, "Does HTTPX follow redirects by default?")  # continues the reopened conversation
     assert again.controller.conversation.id == first and "3 questions" in again.history.list.item(0).text()
 
