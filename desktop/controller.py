@@ -147,6 +147,8 @@ class Controller(QObject):
         if isinstance(event, Done):
             turn = Turn(ticket.root, event.answer)
             self.conversation.add(turn, ticket)
+            if event.answer.stop_reason == "cancelled":  # "Stopping…" is over
+                self.status.emit("Stopped: what was written before Stop is shown, checked like any answer.")
             self.answered.emit(turn)
         elif not self.conversation.showing(ticket):
             return

@@ -221,8 +221,10 @@ def test_stop_cancels_generation(window, qtbot):
     assert win.ask("Does HTTPX follow redirects by default?")
     qtbot.waitUntil(lambda: len(tokens) >= 3, timeout=10000)
     c.cancel()
+    assert win.status.text() == "Stopping…"
     qtbot.waitUntil(lambda: bool(c.turns) and idle(c), timeout=30000)
     assert c.turns[-1].answer.stop_reason == "cancelled"
+    assert win.status.text().startswith("Stopped:")  # it said "Stopping…" long after the answer said it stopped
     assert len(tokens) < 100
     assert win.chat.ask_button.isEnabled() and not win.chat.stop_button.isEnabled()
 
