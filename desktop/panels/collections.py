@@ -24,13 +24,20 @@ LANGUAGE_NAMES = {
 }
 
 
+# the second part of a regional code, as the loader knows them (engine/load.py)
+VARIANTS = {"hans": "Simplified", "hant": "Traditional", "cn": "China", "tw": "Taiwan", "hk": "Hong Kong",
+            "br": "Brazil", "pt": "Portugal", "mx": "Mexico", "us": "US", "gb": "UK", "ca": "Canada"}
+
+
 def language_label(code: str, pages: int) -> str:
     """How a language of a translated tree is offered.
 
-    >>> language_label("zh", 1234), language_label("xx", 1)
-    ('Chinese (zh) — 1,234 pages', 'xx — 1 page')
+    >>> language_label("zh", 1234), language_label("xx", 1), language_label("zh-hant", 125)
+    ('Chinese (zh) — 1,234 pages', 'xx — 1 page', 'Chinese, Traditional (zh-hant) — 125 pages')
     """
-    name = LANGUAGE_NAMES.get(code)
+    base, _, variant = code.partition("-")
+    name = LANGUAGE_NAMES.get(code) or (
+        f"{LANGUAGE_NAMES[base]}, {VARIANTS[variant]}" if base in LANGUAGE_NAMES and variant in VARIANTS else None)
     return f"{f'{name} ({code})' if name else code} — {pages:,} page{'s' if pages != 1 else ''}"
 
 
