@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import time
+from pathlib import Path
 
 from ..qt import (
     QFileDialog, QFontMetrics, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
@@ -25,6 +27,7 @@ class HistoryPanel(QWidget):
         super().__init__()
         self.search_box = QLineEdit(placeholderText="Search conversations…")
         self.search_box.textChanged.connect(self.search_changed)
+        self.last_export_folder: Path | None = None
         self.list = QListWidget()
         # a long title ends in "…" at the list's width (the whole title on hover), not under a sideways scroll bar
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -82,6 +85,24 @@ class HistoryPanel(QWidget):
         current = self.selected()
         if current is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export conversation as markdown", "conversation.md", "Markdown (*.md)")
+        suggested = str(self.export_folder() / export_name(self.list.currentItem().toolTip()))
+        path, _ = QFileDialog.getSaveFileName(self, "Export conversation as markdown", suggested, "Markdown (*.md)")
         if path:
+            self.last_export_folder = Path(path).parent
             self.export_requested.emit(current, path)
+
+    def export_folder(self) -> Path:
+        """Where an export is offered: the folder of the last one, else Documents, else home (it was the folder
+        RepoBot happened to be started from)."""
+        documents = Path.home() / "Documents"
+        return self.last_export_folder or (documents if documents.is_dir() else Path.home())
+
+
+def export_name(title: str) -> str:
+    """A file name for a conversation's export, from its title: its words joined by "-", at most 60 characters.
+
+    >>> export_name("Does HTTPX follow redirects? (by default)"), export_name("httpx 支持 HTTP/3 吗？"), export_name("?!")
+    ('Does-HTTPX-follow-redirects-by-default.md', 'httpx-支持-HTTP-3-吗.md', 'conversation.md')
+    """
+    words = re.findall(r"\w+", title)
+    return "-".join(words)[:60].rstrip("-") + ".md" if words else "conversation.md"

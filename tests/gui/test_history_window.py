@@ -251,6 +251,31 @@ def test_export_refuses_a_device_a_missing_folder_and_writes_a_file(open_window,
     assert "*Verdict: verified.*" in (tmp_path / "x.md").read_text()
 
 
+def test_export_offers_a_name_from_the_title_in_documents_then_in_the_last_folder_used(
+        open_window, qtbot, tmp_path, monkeypatch):
+    """It offered "conversation.md" in whatever folder RepoBot had been started from."""
+    from repobot.desktop.panels import history as panel
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "Documents").mkdir()
+    win = open_window()
+    ask(qtbot, win, "Does HTTPX follow redirects by default?")
+    offered = []
+
+    def save_as(_parent, _caption, suggested, _filter):
+        offered.append(suggested)
+        return str(tmp_path / "kept" / "mine.md"), ""
+
+    (tmp_path / "kept").mkdir()
+    monkeypatch.setattr(panel.QFileDialog, "getSaveFileName", save_as)
+    win.history.list.setCurrentRow(0)
+    win.history._export()
+    win.history._export()
+    assert offered == [str(tmp_path / "Documents" / "Does-HTTPX-follow-redirects-by-default.md"),
+                       str(tmp_path / "kept" / "Does-HTTPX-follow-redirects-by-default.md")]
+    assert "*Verdict: verified.*" in (tmp_path / "kept" / "mine.md").read_text()
+
+
 def test_a_folder_that_moved_keeps_its_conversations(open_window, qtbot, docs, tmp_path_factory):
     win = open_window()
     ask(qtbot, win, "Does HTTPX follow redirects by default?")
