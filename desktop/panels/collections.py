@@ -109,6 +109,7 @@ class CollectionsPanel(QWidget):
         self.languages_button.clicked.connect(self.choose_languages)
         self.languages_button.setEnabled(False)
         self._available: dict[str, int] = {}
+        self._indexing: str | None = None  # the folder being indexed, whose files are not listed yet
         self._selected: tuple[str, ...] = ()
         self.progress = QProgressBar()
         self.progress.setFormat("%p%")
@@ -139,7 +140,7 @@ class CollectionsPanel(QWidget):
             item.setData(0, ROLE, Entry("collection", root))
             self.tree.addTopLevelItem(item)
             if root not in sources:  # listing a folder is the indexer's work, off this thread
-                hint = QTreeWidgetItem(["Not opened yet: click to index and list its files"])
+                hint = QTreeWidgetItem([self._hint(root)])
                 hint.setData(0, ROLE, Entry("collection", root))
                 item.addChild(hint)
             for source in sources.get(root, []):
@@ -150,10 +151,25 @@ class CollectionsPanel(QWidget):
             item.setExpanded(root == active)
         self.apply_filter(self.filter_box.text())
 
+    def _hint(self, root: str) -> str:
+        """What a folder whose files are not listed yet shows in their place."""
+        if root == self._indexing:
+            return "Indexing: its files are listed here once it is searchable"
+        return "Not opened yet: click to index and list its files"
+
     def indexing(self, root: str) -> None:
         self.progress.setValue(0)
         self.label.setText(f"Indexing {Path(root).name}…")
         self.cancel_button.setEnabled(True)
+        self._indexing = root
+        self._show_hints()
+
+    def _show_hints(self) -> None:
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            first = top.child(0) if top.childCount() == 1 else None
+            if first is not None and first.data(0, ROLE) == Entry("collection", top.data(0, ROLE).root):  # a hint
+                first.setText(0, self._hint(top.data(0, ROLE).root))
 
     def show_progress(self, root: str, stage: str, done: int, total: int) -> None:
         name = Path(root).name
@@ -172,6 +188,7 @@ class CollectionsPanel(QWidget):
         self.progress.setValue(int(10 * share) if stage == "chunk" else 10 + int(90 * share))
 
     def show_indexed(self, report) -> None:
+        self._indexing = None
         changed = f"+{report.added} ~{report.updated} −{report.removed}"
         languages = f" · languages {', '.join(report.languages)}" if report.languages else ""
         text = f"{report.files} files, {report.chunks} chunks ({changed}) in {report.seconds:.1f} s{languages}"
@@ -185,6 +202,8 @@ class CollectionsPanel(QWidget):
     def show_stopped(self) -> None:
         self.cancel_button.setEnabled(False)
         self.label.setText("Indexing stopped")
+        self._indexing = None
+        self._show_hints()
 
     def show_paused(self) -> None:
         self.cancel_button.setEnabled(False)

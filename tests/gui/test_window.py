@@ -257,6 +257,24 @@ def test_the_window_fits_a_small_screen_with_every_pane_in_view(window, monkeypa
     assert win.collections.minimumSizeHint().width() == before  # long news wraps; it never widens the pane
 
 
+def test_a_folder_being_indexed_says_so_where_its_files_will_be_listed(qtbot, tmp_path):
+    """It said "Not opened yet: click to index" while the folder was being indexed."""
+    from repobot.desktop.panels.collections import CollectionsPanel
+
+    panel = CollectionsPanel(str(tmp_path / "guide"))
+    qtbot.addWidget(panel)
+    root = str(tmp_path / "docs")
+    panel.show_collections([root], root, {})
+    hint = lambda: panel.tree.topLevelItem(0).child(0).text(0)  # noqa: E731
+    assert hint().startswith("Not opened yet")
+    panel.indexing(root)
+    assert hint().startswith("Indexing: its files are listed here")
+    panel.show_collections([root], root, {})  # drawn again meanwhile (another folder added)
+    assert hint().startswith("Indexing:")
+    panel.show_stopped()
+    assert hint().startswith("Not opened yet")
+
+
 def test_the_model_list_names_the_default_model_once(window):
     from pathlib import Path
 
