@@ -147,6 +147,9 @@ class Script:
 
     def _failed(self) -> None:
         self.failed = True
+        if self.question and not self.asked:  # a model or an index that failed: the message above says why
+            self.asked = True
+            print("repobot gui: your question was not asked (see the message above)", file=sys.stderr)
         if self.question or self.quit_after:
             self._finish_soon()
 

@@ -602,6 +602,28 @@ def test_a_scripted_question_that_is_refused_or_fails_ends_the_script_as_failed(
         win.close()
 
 
+def test_a_scripted_question_whose_model_failed_to_load_says_it_was_not_asked(qtbot, docs, settings_path, capsys):
+    from repobot.desktop.app import Script
+    from repobot.engine.errors import ModelError
+    from repobot.engine.registry import register_llm
+
+    def broken():
+        raise ModelError("broken.gguf is corrupt or incomplete: run `make install`.")
+
+    register_llm("broken-llm-2", broken)
+    win = MainWindow(corpus=str(docs), store=SettingsStore(settings_path), embedder="fake", model="broken-llm-2")
+    qtbot.addWidget(win)
+    script = Script(win, ask="Does HTTPX follow redirects by default?", screenshot=None, open_source=None,
+                    quit_after=False)
+    win.show()
+    qtbot.waitUntil(lambda: script.failed, timeout=20000)
+    qtbot.wait(200)
+    said = capsys.readouterr().err
+    assert "broken.gguf is corrupt" in said and "your question was not asked" in said  # it was dropped without a word
+    assert not win.controller.turns
+    win.close()
+
+
 def test_a_scripted_answer_that_could_not_be_saved_ends_the_script_as_failed(qtbot, docs, settings_path, monkeypatch):
     """`gui --ask … --quit` exited 0 when the answer was shown but its conversation could not be saved."""
     from repobot.desktop.app import Script
