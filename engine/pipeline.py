@@ -211,8 +211,8 @@ class Pipeline:
 
         if index.pending and options.mode != "bm25":
             done = index.size - index.pending_chunks
-            notes.append(f"Still embedding this folder: {done:,} of {index.size:,} passages are searched by meaning so "
-                         "far; the others were found by their words alone (BM25).")
+            notes.append(f"Asked while this folder was being embedded: {done:,} of its {index.size:,} passages were "
+                         "searched by meaning; the others were found by their words alone (BM25).")
         answer = Answer(question, lang, self.models.llm_label, [], hits, searched_for=found.searched_for or question,
                         notes=notes + self.collection.notes, timings=timings, evidence=evidence(framed.ranked))
         if framed.refused:
