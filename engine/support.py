@@ -19,6 +19,7 @@ the translation, identifiers and numbers from the sentence as written.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -151,9 +152,9 @@ class SupportChecker:
     # -- scoring sentences ---------------------------------------------------------------------------
     def scores(self, sentence: str, translation: str | None = None) -> dict[int, float]:
         """Support score of every passage for one sentence (the better of the sentence and its translation)."""
-        out = self._scores(strip_citations(sentence), identifiers_of=sentence)
+        out = self._scores(without_answer_word(strip_citations(sentence)), identifiers_of=sentence)
         if translation:
-            other = self._scores(strip_citations(translation), identifiers_of=sentence)
+            other = self._scores(without_answer_word(strip_citations(translation)), identifiers_of=sentence)
             out = {pid: max(out[pid], other[pid]) for pid in out}
         return out
 
@@ -239,6 +240,21 @@ class SupportChecker:
             else:
                 out += [self.check_sentence(s, translations.get(s), absent) for s in answer_sentences(segment.text)]
         return out
+
+
+_ANSWER_WORD = re.compile(r"(?i)^\s*(?:no|non)\s*[,.!:;]\s*(?=\S)")
+
+
+def without_answer_word(sentence: str) -> str:
+    """A sentence without the "No," that answers the question before its claim, which says the "not" itself: the
+    passage that says "HTTPX does not follow redirects" has no "no" in it, and one that says "there is no notion of
+    …" did, so the sentence was attributed to that one. A "Yes," stays: it is often the whole of a small model's
+    wrong claim ("Yes, HTTPX can connect to WebSocket"), and the word missing from every passage counts against it.
+
+    >>> without_answer_word("No, HTTPX does not follow redirects by default."), without_answer_word("No.")
+    ('HTTPX does not follow redirects by default.', 'No.')
+    """
+    return _ANSWER_WORD.sub("", sentence, count=1)
 
 
 def answer_sentences(prose: str) -> list[str]:

@@ -256,3 +256,16 @@ def test_a_ranking_no_passage_makes_is_not_supported_however_close_its_words(fak
     scores = checker.scores("HTTPX is faster than requests [1].")
     assert scores[1] < SUPPORT_THRESHOLD <= scores[2]  # passage 1 has the words (it scored 0.53 before the rule)
     assert checker.check_answer("HTTPX is faster than requests [1].")[0].suggested == 2
+
+
+def test_a_yes_or_no_before_the_claim_does_not_steer_it_to_a_passage_that_says_no(fake_embedder):
+    """"No, HTTPX does not follow redirects by default." was attributed to a passage on request instantiation
+    ("There is no notion of prepared requests"), because that one had the word "no" and the one that says it did not."""
+    passages = ["## Redirects\nHTTPX does not follow redirects by default, unlike requests.",
+                "## Request instantiation\nThere is no notion of prepared requests in HTTPX. It does not follow "
+                "the same rules."]
+    checker = SupportChecker(fake_embedder, passages)
+    [s] = checker.check_answer("No, HTTPX does not follow redirects by default.")
+    assert s.status == "uncited" and s.suggested == 1
+    assert checker.scores("No, HTTPX does not follow redirects by default.") == checker.scores(
+        "HTTPX does not follow redirects by default.")
