@@ -134,7 +134,7 @@ class CollectionsPanel(QWidget):
     def show_collections(self, collections: list[str], active: str, sources: dict[str, list[str]]) -> None:
         self.tree.clear()
         for root in collections:
-            name = "RepoBot user guide" if root == self.bundled else "/".join(Path(root).parts[-2:])
+            name = self.name(root)
             item = QTreeWidgetItem([("● " if root == active else "") + name])
             item.setToolTip(0, root)
             item.setData(0, ROLE, Entry("collection", root))
@@ -151,6 +151,10 @@ class CollectionsPanel(QWidget):
             item.setExpanded(root == active)
         self.apply_filter(self.filter_box.text())
 
+    def name(self, root: str) -> str:
+        """A folder as the tree and the progress line name it: the guide by its title, others by their last two parts."""
+        return "RepoBot user guide" if root == self.bundled else "/".join(Path(root).parts[-2:])
+
     def _hint(self, root: str) -> str:
         """What a folder whose files are not listed yet shows in their place."""
         if root == self._indexing:
@@ -159,7 +163,7 @@ class CollectionsPanel(QWidget):
 
     def indexing(self, root: str) -> None:
         self.progress.setValue(0)
-        self.label.setText(f"Indexing {Path(root).name}…")
+        self.label.setText(f"Indexing {self.name(root)}…")
         self.cancel_button.setEnabled(True)
         self._indexing = root
         self._show_hints()
@@ -172,7 +176,7 @@ class CollectionsPanel(QWidget):
                 first.setText(0, self._hint(top.data(0, ROLE).root))
 
     def show_progress(self, root: str, stage: str, done: int, total: int) -> None:
-        name = Path(root).name
+        name = self.name(root)
         if stage == "chunk":
             self.label.setText(f"Reading {done:,}/{total:,} files — {name}")
         elif stage == "searchable":

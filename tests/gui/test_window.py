@@ -259,6 +259,8 @@ def test_the_window_fits_a_small_screen_with_every_pane_in_view(window, monkeypa
 
 def test_a_folder_being_indexed_says_so_where_its_files_will_be_listed(qtbot, tmp_path):
     """It said "Not opened yet: click to index" while the folder was being indexed."""
+    from pathlib import Path
+
     from repobot.desktop.panels.collections import CollectionsPanel
 
     panel = CollectionsPanel(str(tmp_path / "guide"))
@@ -269,6 +271,10 @@ def test_a_folder_being_indexed_says_so_where_its_files_will_be_listed(qtbot, tm
     assert hint().startswith("Not opened yet")
     panel.indexing(root)
     assert hint().startswith("Indexing: its files are listed here")
+    assert panel.label.text() == f"Indexing {Path(root).parent.name}/docs…"  # named as the tree names it
+    panel.indexing(str(tmp_path / "guide"))
+    assert panel.label.text() == "Indexing RepoBot user guide…"  # not "Indexing corpus…"
+    panel.indexing(root)
     panel.show_collections([root], root, {})  # drawn again meanwhile (another folder added)
     assert hint().startswith("Indexing:")
     panel.show_stopped()
