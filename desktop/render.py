@@ -17,6 +17,7 @@ import re
 from typing import NamedTuple
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from repobot.engine.support import ALSO
 from repobot.engine.events import WRITING
@@ -242,6 +243,7 @@ def document_html(text: str, highlight: tuple[int, int] | None = None, first_lin
         token.meta = {**(token.meta or {}), "anchors": anchors}
     _replace_images(tokens)
     _drop_heading_attributes(tokens)
+    _show_site_directives(tokens)
     body = _render_with_anchors(tokens)
     return f'<div style="font-size:11pt">{body}</div>'
 
@@ -254,6 +256,51 @@ def _replace_images(tokens) -> None:
                 alt = child.content or "image"
                 child.type = "html_inline"
                 child.content = f'<a href="{html.escape(src)}">[image: {html.escape(alt)}]</a>'
+
+
+# The docs site generator's own lines, which markdown leaves as text: an admonition's opening ("/// tip",
+# '/// note | Technical Details', '!!! warning "Title"'), its closing "///", and an include of example code kept outside
+# the docs folder ("{* ../../docs_src/first_steps/tutorial001.py hl[3] *}").
+_OPENING = re.compile(r'^(?:/{3,}|!!!|\?\?\?\+?)[ \t]*([A-Za-z]+)(?:[ \t]*\|[ \t]*(.+?)|[ \t]+"([^"]*)")?[ \t]*$')
+_CLOSING = re.compile(r"^/{3,}[ \t]*$")  # "////" closes a block inside another
+_INCLUDE = re.compile(r"^\{\*[ \t]*(\S+).*\*\}[ \t]*$")
+
+
+def site_directive(line: str) -> str | None:
+    """How the viewer shows a line of the site generator's (None: an ordinary line; "" for a closing ``///``).
+
+    >>> site_directive("/// note | Technical Details"), site_directive('!!! tip "Use a Client"'), site_directive("///")
+    ('<b>Note: Technical Details</b>', '<b>Tip: Use a Client</b>', '')
+    >>> site_directive("{* ../../docs_src/first_steps/tutorial001.py hl[3] *}")
+    '<i>[example code from ../../docs_src/first_steps/tutorial001.py, which is kept outside this folder]</i>'
+    >>> site_directive("//// tab | Python 3.10+"), site_directive("////"), site_directive("/// is how a comment starts")
+    ('<b>Tab: Python 3.10+</b>', '', None)
+    """
+    if _CLOSING.match(line):
+        return ""
+    if opening := _OPENING.match(line):
+        kind, title = opening.group(1), opening.group(2) or opening.group(3)
+        return f"<b>{html.escape(kind.capitalize())}{': ' + html.escape(title) if title else ''}</b>"
+    if include := _INCLUDE.match(line):
+        return f"<i>[example code from {html.escape(include.group(1))}, which is kept outside this folder]</i>"
+    return None
+
+
+def _show_site_directives(tokens) -> None:
+    """A paragraph that starts with a line of the site generator's shows it as ``site_directive`` says; the rest of
+    the paragraph (an indented admonition body read as its continuation) follows on its own line."""
+    for i, token in enumerate(tokens):
+        if token.type != "inline" or not token.children:
+            continue
+        first, _, rest = token.content.partition("\n")
+        shown = site_directive(first.strip())
+        if shown is None:
+            continue
+        rest = rest.strip()
+        if not shown and not rest and 0 < i < len(tokens) - 1:  # a closing "///" alone: no empty paragraph either
+            tokens[i - 1].hidden = tokens[i + 1].hidden = True
+        label = Token("html_inline", "", 0, content=shown + ("<br>" if rest and shown else ""))
+        token.children = [label] + (_MD.parseInline(rest)[0].children if rest else [])
 
 
 def _drop_heading_attributes(tokens) -> None:

@@ -213,6 +213,18 @@ def test_the_viewer_reads_a_file_as_the_index_did(window, docs, monkeypatch):
     assert errors and "over the" in errors[0] and "skipped" not in errors[0]
 
 
+def test_the_viewer_shows_the_site_generators_lines_as_what_they_mean(window, docs):
+    """FastAPI's pages showed "{* ../../docs_src/… hl[9,17] *}", "/// note | Technical Details" and "///" as text."""
+    win = window()
+    (docs / "site.md").write_text("# Files\n\n/// note | Technical Details\n\nFile uses SpooledTemporaryFile.\n\n///\n\n"
+                                  "{* ../../docs_src/request_files/tutorial001.py hl[9] *}\n\nThe end.\n", encoding="utf-8")
+    assert win.viewer.open_file(docs, "site.md", lines=(5, 5))
+    shown = win.viewer.view.toPlainText()
+    assert "Note: Technical Details" in shown and "///" not in shown and "{*" not in shown
+    assert "[example code from ../../docs_src/request_files/tutorial001.py, which is kept outside this folder]" in shown
+    assert "File uses SpooledTemporaryFile." in shown and "The end." in shown
+
+
 def test_stop_cancels_generation(window, qtbot):
     win = window(llm=SlowLLM("word " * 300, piece=5))
     c = win.controller
