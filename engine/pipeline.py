@@ -33,7 +33,7 @@ from .copied import WHOLE_TAG
 from .events import Done, Drafting, Event, Preview, Retrieved, Token
 from .gate import GateResult, gate
 from .generate import Generation, Messages
-from .languages import answer_language, detect_language, needs_translation, not_answered_note
+from .languages import answer_language, detect_language, needs_translation, not_answered_note, unindexed_note
 from .options import AskOptions, check_options, clean_question
 from .prompt import (
     Piece, build_messages, fit_passages, fits, link_text, passage_room, prompt_tokens, trim_passage,
@@ -200,6 +200,8 @@ class Pipeline:
             notes.append(unanswered)  # a Korean question gets an English answer, and is told why
         found = self._search(question, options, earlier)
         index = self.collection.index
+        if unindexed := unindexed_note(typed_in, self.collection.available, self.collection.selected):
+            notes.append(unindexed)  # a French question on a tree whose French pages are not indexed
         hits = widen(found.hits, index.chunks, options.read)
         timings = Timings(retrieve_ms=(time.perf_counter() - started) * 1000)
         framed = self._frame(question, found, hits, lang, options, earlier)

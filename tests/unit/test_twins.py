@@ -88,3 +88,14 @@ def test_pages_gone_since_the_update_leave_the_search_as_before(tree):
     assert pipe.collection.twin("ja") is None
     hits = pipe.search("サーバーを再起動するには？", AskOptions(k=2, mode="bm25")).hits
     assert hits and all(h.chunk.source.startswith("en/") for h in hits)
+
+
+def test_an_answer_says_the_pages_in_the_questions_language_were_only_searched_and_how_to_index_them(tree):
+    """A French (here Japanese) question on FastAPI's tree was answered from the English pages, and nothing said the
+    tree had pages in its language, or how to have them read."""
+    pipe = Pipeline(tree, models=fake_models("How do I restart the server?"))
+    answer = pipe.ask("サーバーを再起動するには？", AskOptions(k=2, mode="bm25"))
+    assert ("Answered from the en pages. This folder also has 4 pages in Japanese, which were only searched for your "
+            "question: to have them read too, add Japanese in Languages… (repobot index --languages en,ja).") in answer.notes
+    english = pipe.ask("How do I restart the server?", AskOptions(k=2, mode="bm25"))
+    assert not any(n.startswith("Answered from the") for n in english.notes)  # its language is indexed
