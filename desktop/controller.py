@@ -115,6 +115,7 @@ class Controller(QObject):
             self.status.emit(f"{waiting}: your question will be asked on the complete index as soon as it is ready.")
             return True
         self.error.emit("")
+        self.status.emit("Answering…")  # in place of older news ("Stopped: …", "Embedding paused …")
         ticket = self.conversation.ticket()
         pipe = self.pipeline(str(ticket.root))
         self.conversation.live = Live(ticket.root, [], None)
@@ -146,9 +147,9 @@ class Controller(QObject):
         """An answer's progress is drawn only while its conversation is on screen; when done, it is saved in it."""
         if isinstance(event, Done):
             turn = Turn(ticket.root, event.answer)
-            self.conversation.add(turn, ticket)
-            if event.answer.stop_reason == "cancelled":  # "Stopping…" is over
-                self.status.emit("Stopped: what was written before Stop is shown, checked like any answer.")
+            stopped = event.answer.stop_reason == "cancelled"  # "Stopping…" is over; else "Answering…" is
+            self.status.emit("Stopped: what was written before Stop is shown, checked like any answer." if stopped else "")
+            self.conversation.add(turn, ticket)  # which may say where the answer was saved
             self.answered.emit(turn)
         elif not self.conversation.showing(ticket):
             return

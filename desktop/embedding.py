@@ -13,10 +13,10 @@ from typing import Callable
 from repobot.engine.pipeline import Pipeline
 
 from .qt import QObject, QTimer, Signal
-from .tasks import Busy, TaskRunner
+from .tasks import EMBEDDING_PAUSED, Busy, TaskRunner
 
 WAIT_RETRY_MS = 3000  # how often a folder another RepoBot is embedding is tried again
-PAUSED = "Embedding paused; the folder stays searchable by words, and resumes from here."
+PAUSED = EMBEDDING_PAUSED
 
 
 class Embeddings(QObject):
@@ -25,7 +25,7 @@ class Embeddings(QObject):
     progress = Signal(str, str, int, int)  # root, stage ("embed" or "wait"), done, total
     embedded = Signal(str)  # root: every passage is embedded
     status = Signal(str)
-    paused = Signal()  # Cancel stopped a folder's wait for another RepoBot
+    paused = Signal()  # Cancel stopped a folder's embedding, or its wait for another RepoBot
 
     def __init__(self, tasks: TaskRunner, pipeline: Callable[[str], Pipeline], listed: Callable[[str], bool],
                  parent: QObject | None = None):
@@ -65,8 +65,11 @@ class Embeddings(QObject):
             self.embedded.emit(root)
 
         def failed(message):
+            cancelled_by_user = message == PAUSED and self._jobs.get(root) == job  # Cancel, not a re-index or removal
             forget()
             self.status.emit(message)
+            if cancelled_by_user:
+                self.paused.emit()  # the panel stops saying "embedding …", and Cancel is off
 
         job = self.tasks.submit(Busy.EMBEDDING, work, on_event=event, on_done=finished, on_failed=failed)
         self._jobs[root] = job

@@ -47,7 +47,7 @@ class Library(QObject):
     collections_changed = Signal()
     ready = Signal()  # the models loaded or a folder was indexed (and said so): a waiting question may go
     stopped = Signal()  # indexing failed or was cancelled (and said so): a waiting question goes, or is dropped
-    embedding_paused = Signal()  # Cancel stopped a folder's wait for another RepoBot's embedding
+    embedding_paused = Signal()  # Cancel stopped a folder's embedding, or its wait for another RepoBot's
 
     def __init__(self, tasks: TaskRunner, *, corpus: str | None = None, model: str | None = None,
                  store: SettingsStore | None = None, embedder: str | None = None, parent: QObject | None = None):
@@ -184,7 +184,8 @@ class Library(QObject):
     def _models_loaded(self, name: str) -> None:
         """The models are in: say so, let a waiting question go, and read the active folder's prompts ahead."""
         self.models_ok = True
-        self.status.emit(f"Ready — {name}")
+        if not self.tasks.waiting(Busy.INDEXING):  # else the indexing news stays; the corner names the model
+            self.status.emit(f"Ready — {name}")
         self.models_ready.emit(name)
         self.ready.emit()
         self.prepare(self.active)

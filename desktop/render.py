@@ -39,6 +39,7 @@ VERDICT_TEXT = {
     "not_found": ("#57606a", "∅ Not found in the documents."),
     "unreadable": ("#cf222e", "⚠ This saved turn's details could not be read back: only its question and answer are shown."),
 }
+STOPPED_TEXT = ("#9a6700", "❝ Stopped before the model's answer could be checked: quoted from the documents.")
 PREVIEW_TEXT = "❝ Quoted from the documents while the model writes its answer; it replaces these quotes once checked."
 ADDED_BY_CHECKER = "cited by RepoBot"
 HIGHLIGHT = "#fff1a8"
@@ -122,7 +123,8 @@ def answer_html(turn: int, answer: Answer, missing_label: str = "", changed: set
 
     ``changed`` holds the ids of sources whose file changed since the answer was given.
     """
-    colour, verdict = VERDICT_TEXT[answer.verdict]
+    stopped = answer.stop_reason == "cancelled" and answer.verdict == "extractive"  # nothing failed: it was stopped
+    colour, verdict = STOPPED_TEXT if stopped else VERDICT_TEXT[answer.verdict]
     parts = [question_html(answer.question, answer.searched_for), f'<p style="color:{colour}"><b>{verdict}</b></p>']
     if answer.final_sentences:
         parts.append("<p>" + "".join(sentence_html(turn, "final", i, s) for i, s in enumerate(answer.final_sentences)) + "</p>")

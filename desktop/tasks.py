@@ -64,6 +64,9 @@ class Job:
         return self.kind in BACKGROUND
 
 
+EMBEDDING_PAUSED = "Embedding paused; the folder stays searchable by words, and resumes from here."
+
+
 def message_for(kind: Busy, err: BaseException) -> str:
     """The one place an exception becomes the line the user reads.
 
@@ -74,8 +77,7 @@ def message_for(kind: Busy, err: BaseException) -> str:
     """
     if isinstance(err, Cancelled):
         return {Busy.INDEXING: "Indexing cancelled; the previous index is kept.",
-                Busy.EMBEDDING: "Embedding paused; the folder stays searchable by words, and resumes from here."
-                }.get(kind, "Stopped.")
+                Busy.EMBEDDING: EMBEDDING_PAUSED}.get(kind, "Stopped.")
     if isinstance(err, RepoBotError):
         return str(err)
     return f"{kind.value.capitalize()} failed: {type(err).__name__}: {err} (run from a terminal to see the details)."

@@ -148,6 +148,9 @@ class MainWindow(QMainWindow):
         """The passage's file beside the answer, at its lines; a file changed since the answer opens as it is now."""
         changed = source_changed(root, hit)
         opened = self.viewer.open_file(root, hit.chunk.source, lines=(hit.chunk.start, hit.chunk.end))
+        sizes = self.splitter.sizes()
+        if opened and sizes[2] == 0:  # dragged shut: the file would open out of sight
+            self.splitter.setSizes([sizes[0], round(sizes[1] * 0.55), sizes[1] - round(sizes[1] * 0.55)])
         if opened and changed:
             self.viewer.title.setText(self.viewer.title.text() + " — <i>changed since this answer</i>")
         return opened

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
+from repobot.engine.config import data_dir
 from repobot.engine.languages import LANGUAGE_CHOICES, language
 from repobot.engine.models import default_model_path, gguf_problem, list_models, missing_models
 from repobot.engine.quote import Choice
@@ -80,6 +81,7 @@ class ChatPanel(QWidget):
         self.question = QPlainTextEdit()
         self.question.setPlaceholderText("Ask a question (Enter sends, Shift+Enter for a new line)")
         self.question.setMaximumHeight(80)
+        self.question.setTabChangesFocus(True)  # Tab moves on, as in any form (it typed a tab character)
         self.question.installEventFilter(self)
         self.ask_button = QPushButton("Ask")
         self.ask_button.clicked.connect(self.ask_from_box)
@@ -136,7 +138,8 @@ class ChatPanel(QWidget):
     def _model_activated(self, index: int) -> None:
         data = self.model_combo.itemData(index)
         if data == BROWSE:
-            path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF chat model", "", "GGUF models (*.gguf)")
+            path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF chat model", str(browse_folder()),
+                                                  "GGUF models (*.gguf)")
             if not path:
                 self.model_combo.setCurrentIndex(0)
                 return
@@ -179,6 +182,7 @@ class ChatPanel(QWidget):
         self.retrieved_list.clear()
         self.pending = Pending(question, None, WRITING)
         self._render_pending()
+        self._to_end()  # a new question is always shown
 
     def show_preview(self, choice: Choice) -> None:
         """The quotes, on screen at once, in the place the answer will take."""
@@ -193,15 +197,25 @@ class ChatPanel(QWidget):
             self._render_pending()
 
     def add_token(self, text: str) -> None:
-        cursor = self.conversation.textCursor()
+        following = self._at_end()
+        cursor = QTextCursor(self.conversation.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.insertText(text)
-        self.conversation.setTextCursor(cursor)
-        self.conversation.ensureCursorVisible()
+        if following:
+            self._to_end()
 
     def _render_pending(self) -> None:
+        following, kept = self._at_end(), self.conversation.verticalScrollBar().value()
         self.conversation.setHtml(self.history_html + pending_html(*self.pending))
-        self._to_end()
+        if following:
+            self._to_end()
+        else:  # the user scrolled up to read: stay there while the answer is written
+            self.conversation.verticalScrollBar().setValue(kept)
+
+    def _at_end(self) -> bool:
+        """Whether the conversation is scrolled to its end (within a line), so new text should stay in view."""
+        bar = self.conversation.verticalScrollBar()
+        return bar.value() >= bar.maximum() - 20
 
     def _to_end(self) -> None:
         self.conversation.moveCursor(QTextCursor.MoveOperation.End)
@@ -231,3 +245,10 @@ class ChatPanel(QWidget):
 
     def ask_from_box(self) -> None:
         self.ask_requested.emit(self.question.toPlainText())
+
+
+def browse_folder() -> Path:
+    """Where Browse… starts: the data folder's ``models/`` (which the list reads too), else home; it started in the
+    folder RepoBot happened to be run from."""
+    models = data_dir() / "models"
+    return models if models.is_dir() else Path.home()

@@ -225,6 +225,26 @@ def test_the_viewer_shows_the_site_generators_lines_as_what_they_mean(window, do
     assert "File uses SpooledTemporaryFile." in shown and "The end." in shown
 
 
+def test_tab_leaves_the_question_box_and_a_reader_scrolled_up_stays_put_while_the_answer_is_written(window, qtbot):
+    win = window(llm=SlowLLM("word " * 300, piece=5))
+    chat = win.chat
+    assert chat.question.tabChangesFocus()  # Tab typed a tab character into the question
+    for n in range(3):
+        ask_and_wait(qtbot, win, f"Does HTTPX follow redirects by default? ({n})")
+    tokens = []
+    win.controller.token.connect(tokens.append)
+    assert win.ask("And how do I enable it?")
+    qtbot.waitUntil(lambda: len(tokens) >= 3, timeout=10000)
+    bar = chat.conversation.verticalScrollBar()
+    assert bar.value() >= bar.maximum() - 20  # a new question is followed
+    bar.setValue(0)  # the user scrolls up to read an earlier answer
+    seen = len(tokens)
+    qtbot.waitUntil(lambda: len(tokens) >= seen + 5 or idle(win.controller), timeout=10000)
+    assert len(tokens) > seen and bar.value() == 0, (seen, len(tokens))  # it snapped back to the end within 2 s
+    win.controller.cancel()
+    qtbot.waitUntil(lambda: idle(win.controller), timeout=30000)
+
+
 def test_stop_cancels_generation(window, qtbot):
     win = window(llm=SlowLLM("word " * 300, piece=5))
     c = win.controller
@@ -237,6 +257,9 @@ def test_stop_cancels_generation(window, qtbot):
     qtbot.waitUntil(lambda: bool(c.turns) and idle(c), timeout=30000)
     assert c.turns[-1].answer.stop_reason == "cancelled"
     assert win.status.text().startswith("Stopped:")  # it said "Stopping…" long after the answer said it stopped
+    shown = win.chat.conversation.toPlainText()
+    if c.turns[-1].answer.verdict == "extractive":  # stopped: nothing failed the checks
+        assert "Stopped before the model's answer could be checked" in shown and "failed the checks" not in shown
     assert len(tokens) < 100
     assert win.chat.ask_button.isEnabled() and not win.chat.stop_button.isEnabled()
 
@@ -247,10 +270,35 @@ def test_the_status_bar_keeps_the_model_in_view_whatever_news_follows(window, qt
     assert win.model_state.text() == f"Model: {c.models.llm.name}" and not win.model_state.toolTip()
     c.status.emit("Files changed in docs; updating the index…")
     assert win.model_state.text() == f"Model: {c.models.llm.name}"
+    c.status.emit("Embedding paused; the folder stays searchable by words, and resumes from here.")
+    ask_and_wait(qtbot, win)
+    assert win.status.text() == ""  # older news does not outlive the next answer
     c.choose_model(c.settings.model)  # the same model chosen again: loading, then ready again
     assert win.model_state.text() == "Model: loading…"
     qtbot.waitUntil(lambda: c.models_ok and idle(c), timeout=20000)
     assert win.model_state.text() == f"Model: {c.models.llm.name}"
+
+
+def test_a_source_opened_while_the_viewer_is_dragged_shut_opens_it_again(window):
+    win = window()
+    win.splitter.setSizes([300, 1200, 0])
+    assert win.splitter.sizes()[2] == 0
+    from repobot.engine.chunk import Chunk
+    from repobot.engine.retrieve import Hit
+
+    assert win.open_hit(win.controller.pipeline(win.controller.active).collection.root,
+                        Hit(1, 0, Chunk("guide/redirects.md", "Redirects", 1, 3, ""), 0.1))
+    assert win.splitter.sizes()[2] > 100  # it opened out of sight, with no word
+
+
+def test_browse_for_a_model_starts_in_the_data_folders_models_or_home(tmp_path, monkeypatch):
+    from repobot.desktop.panels.chat import browse_folder
+
+    monkeypatch.setenv("REPOBOT_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert browse_folder() == tmp_path / "home"  # it started in whatever folder RepoBot was run from
+    (tmp_path / "data" / "models").mkdir(parents=True)
+    assert browse_folder() == tmp_path / "data" / "models"
 
 
 def test_the_window_fits_a_small_screen_with_every_pane_in_view(window, monkeypatch):
@@ -441,6 +489,22 @@ def slow_window(qtbot, docs, settings_path, pages: int) -> MainWindow:
                      model=register_fake_llm(FakeLLM(ANSWER)))
     qtbot.addWidget(win)
     return win
+
+
+def test_cancel_during_embedding_says_it_is_paused_and_turns_cancel_off(qtbot, docs, settings_path):
+    """The panel kept saying "embedding 1,049 / 2,159" with Cancel on, and a second Cancel did nothing."""
+    win = slow_window(qtbot, docs, settings_path, 40)
+    win.show()
+    c = win.controller
+    qtbot.waitUntil(lambda: c.models_ok and c.tasks.waiting(Busy.EMBEDDING), timeout=20000)
+    qtbot.waitUntil(lambda: "embedding" in win.collections.label.text(), timeout=20000)
+    assert win.collections.cancel_button.isEnabled()
+    win.collections.cancel_button.click()
+    SlowEmbedder.release.set()
+    qtbot.waitUntil(lambda: not c.tasks.waiting(Busy.EMBEDDING), timeout=20000)
+    assert win.collections.label.text().startswith("Embedding paused")
+    assert not win.collections.cancel_button.isEnabled()
+    win.close()
 
 
 def test_a_new_folder_answers_at_once_by_words_while_it_is_embedded(qtbot, docs, settings_path):
