@@ -9,8 +9,8 @@ from typing import NamedTuple, Sequence
 from repobot.engine.load import read_markdown
 
 from ..qt import (
-    QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
-    QSizePolicy, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget, Qt, Signal,
+    QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QProgressBar,
+    QPushButton, QSizePolicy, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget, Qt, Signal,
 )
 from ..render import heading_lines
 from .layout import button_grid
@@ -250,7 +250,18 @@ class CollectionsPanel(QWidget):
         if item is None:
             self.error.emit("Select a collection to remove.")
             return
-        self.remove_requested.emit(item.data(0, ROLE).root)
+        root = item.data(0, ROLE).root
+        if root != self.bundled and not self.confirm_removal(root):
+            return
+        self.remove_requested.emit(root)
+
+    def confirm_removal(self, root: str) -> bool:
+        """Ask before a folder leaves the list (it was removed at once, conversations and all, off the screen)."""
+        answer = QMessageBox.question(
+            self, "Remove folder", f"Remove {self.name(root)} from RepoBot?\n\nNothing on disk is deleted: add the "
+            "folder again to have its index and conversations back.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
 
     def _clicked(self, item: QTreeWidgetItem) -> None:
         entry: Entry = item.data(0, ROLE)

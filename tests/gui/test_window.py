@@ -291,6 +291,25 @@ def test_a_source_opened_while_the_viewer_is_dragged_shut_opens_it_again(window)
     assert win.splitter.sizes()[2] > 100  # it opened out of sight, with no word
 
 
+def test_remove_asks_first_and_no_keeps_the_folder(window, monkeypatch):
+    from repobot.desktop.panels import collections as panel
+
+    win = window()
+    c, asked = win.controller, []
+    folder = c.active
+
+    def reply(answer):
+        return lambda *args: asked.append(args[2]) or answer
+
+    win.collections.tree.setCurrentItem(win.collections.tree.topLevelItem(c.collections.index(folder)))
+    monkeypatch.setattr(panel.QMessageBox, "question", reply(panel.QMessageBox.StandardButton.No))
+    win.collections.remove_button.click()
+    assert folder in c.collections and "Nothing on disk is deleted" in asked[0]
+    monkeypatch.setattr(panel.QMessageBox, "question", reply(panel.QMessageBox.StandardButton.Yes))
+    win.collections.remove_button.click()
+    assert folder not in c.collections
+
+
 def test_browse_for_a_model_starts_in_the_data_folders_models_or_home(tmp_path, monkeypatch):
     from repobot.desktop.panels.chat import browse_folder
 
