@@ -31,6 +31,7 @@ class Settings(NamedTuple):
     language: str = "auto"
     collections: tuple[str, ...] = ()  # folders added by the user (the bundled guide is always first)
     active: str = ""  # the folder questions go to; "" means the bundled guide
+    panes: tuple[int, ...] = ()  # the widths of the window's three panes when it was last closed
 
 
 K_RANGE = range(1, 21)  # the window's k box
@@ -40,8 +41,10 @@ def checked(raw) -> Settings:
     """Settings from a file's JSON; a value of the wrong type or out of range gives way to its default (a folder
     list given as one string would be read letter by letter, "/" first).
 
-    >>> checked({"k": 50, "mode": "fuzzy", "collections": "/docs", "language": "zh"})
-    Settings(model='', k=5, mode='hybrid', language='zh', collections=(), active='')
+    >>> checked({"k": 50, "mode": "fuzzy", "collections": "/docs", "language": "zh", "panes": [300, -1, 500]})
+    Settings(model='', k=5, mode='hybrid', language='zh', collections=(), active='', panes=())
+    >>> checked({"panes": [300, 650, 0]}).panes
+    (300, 650, 0)
     """
     if not isinstance(raw, dict):
         raise ValueError(f"expected a JSON object, found {type(raw).__name__}")
@@ -53,9 +56,11 @@ def checked(raw) -> Settings:
         "language": lambda v: v in LANGUAGE_CHOICES,
         "collections": lambda v: isinstance(v, list) and all(isinstance(c, str) and c for c in v),
         "active": lambda v: isinstance(v, str),
+        "panes": lambda v: isinstance(v, list) and len(v) == 3 and all(
+            isinstance(w, int) and not isinstance(w, bool) and 0 <= w <= 100_000 for w in v) and sum(v) > 0,
     }
     fields = {key: raw[key] if key in raw and ok(raw[key]) else getattr(default, key) for key, ok in valid.items()}
-    return Settings(**{**fields, "collections": tuple(fields["collections"])})
+    return Settings(**{**fields, "collections": tuple(fields["collections"]), "panes": tuple(fields["panes"])})
 
 
 class SettingsStore:
@@ -80,4 +85,5 @@ class SettingsStore:
     def save(self, settings: Settings) -> None:
         data = settings._asdict()
         data["collections"] = list(settings.collections)
+        data["panes"] = list(settings.panes)
         write_json_atomic(self.path, data)

@@ -42,7 +42,7 @@ class MainWindow(QMainWindow):
         for panel in (left, self.chat, self.viewer):
             self.splitter.addWidget(panel)
         self.setCentralWidget(self.splitter)
-        self.fit_screen()
+        self.fit_screen(panes=c.settings.panes)
         self.status = QLabel("Starting…")  # news, replaced by the next
         self.statusBar().addWidget(self.status, 1)
         self.model_state = QLabel()  # the model's state, which stays in view whatever news comes after
@@ -103,14 +103,16 @@ class MainWindow(QMainWindow):
         QShortcut(QKeySequence("Ctrl+L"), self, activated=self.chat.question.setFocus)
         QShortcut(QKeySequence.StandardKey.Find, self, activated=self.viewer.find_box.setFocus)
 
-    def fit_screen(self, wanted: QSize = QSize(1500, 900)) -> None:
+    def fit_screen(self, wanted: QSize = QSize(1500, 900), panes: tuple[int, ...] = ()) -> None:
         """Open at ``wanted``, or at the screen's free area when that is smaller (a 1366 x 768 laptop), so that the
-        viewer is never off the screen's edge; the three panes share it 1 : 2.2 : 1.8."""
+        viewer is never off the screen's edge; the three panes share it as they did when the window was last closed
+        (``panes``), else 1 : 2.2 : 1.8."""
         screen = self.screen()
         area = screen.availableGeometry().size() if screen is not None and not offscreen() else wanted
         size = wanted.boundedTo(area).expandedTo(self.minimumSizeHint())
         self.resize(size)
-        self.splitter.setSizes([round(size.width() * share / 5) for share in (1, 2.2, 1.8)])
+        shares = panes if len(panes) == 3 and sum(panes) > 0 else (1, 2.2, 1.8)
+        self.splitter.setSizes([round(size.width() * share / sum(shares)) for share in shares])
 
     def show_model_state(self, text: str, problem: str = "") -> None:
         """The status bar's lasting corner: which model answers, or that none can (in red, the reason on hover)."""
@@ -165,6 +167,8 @@ class MainWindow(QMainWindow):
         self.status.setText("Conversation copied as markdown")
 
     def closeEvent(self, event):  # noqa: N802 (Qt name)
+        if self.isVisible():  # the panes as the user left them, for the next start
+            self.controller.save_settings(panes=tuple(self.splitter.sizes()))
         self.hide()  # gone at once, even while the worker finishes a step it cannot cut (a model loading)
         self.controller.shutdown()
         super().closeEvent(event)

@@ -437,6 +437,17 @@ def test_settings_persist_between_runs(window, settings_path, docs):
     assert saved.active == str(docs.resolve())
 
 
+def test_the_panes_are_as_wide_as_they_were_left(window):
+    """A pane widened by hand was back to its first width after a restart."""
+    first = window()
+    first.splitter.setSizes([600, 600, 300])
+    left = first.splitter.sizes()
+    first.close()
+    again = window()
+    now = again.splitter.sizes()
+    assert all(abs(a / sum(now) - b / sum(left)) < 0.02 for a, b in zip(now, left)), (now, left)
+
+
 def test_watched_folder_picks_up_created_changed_and_deleted_files(window, qtbot, docs):
     win = window()
     c = win.controller
