@@ -239,9 +239,7 @@ class Conversation(QObject):
             s, _, _ = self.sentence(link)
         except (ValueError, IndexError):
             return ""
-        if s is None:
-            return ""
-        return f"{s.status}: {s.reason}" + (f" Checked as: {s.checked_as}" if s.checked_as else "")
+        return "" if s is None else s.explained
 
     def source_target(self, n: int) -> tuple[Path, Hit] | None:
         """(root, hit) of source n of the last answer."""

@@ -77,7 +77,7 @@ def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
 
     >>> s = Support("Off by default [1].", [1], "supported", {1: 0.9}, None, "", False, "checker")
     >>> print(sentence_html(0, "final", 0, s))
-    <a href="sent:0:final:0" style="color:#1a7f37;text-decoration:none">✓</a> <span style="color:#1a7f37">Off by default <a href="cite:0:1">[1]</a>.</span> <span style="color:#8250df;font-size:small">(cited by RepoBot)</span> <span style="color:#1a7f37;font-size:small">[supported]</span><br>
+    <a href="sent:0:final:0" style="color:#1a7f37;text-decoration:none">✓</a> <span style="color:#1a7f37" title="supported: ">Off by default <a href="cite:0:1">[1]</a>.</span> <span style="color:#8250df;font-size:small">(cited by RepoBot)</span> <span style="color:#1a7f37;font-size:small">[supported]</span><br>
     >>> code = Support("get(url)", [], "supported", {2: 1.0}, 2, "", True, "checker", example="get(url)")
     >>> 'example, from <a href="cite:0:2">[2]</a>, in place of' in sentence_html(0, "final", 1, code)
     True
@@ -103,7 +103,8 @@ def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
              if part == "final" and s.cited_by == "checker" and not s.is_quote else "")
     checked = (f'<span style="color:#57606a;font-size:small">&nbsp;&nbsp;&nbsp;&nbsp;checked as: '
                f'{_inline(s.checked_as, turn)}</span><br>' if part == "final" and s.checked_as else "")
-    return (f'{link}{icon}</a> {section}<span style="color:{colour}">{_inline(text, turn)}</span>{added} '
+    hover = html.escape(s.explained, quote=True)  # on the words too, not only on the mark
+    return (f'{link}{icon}</a> {section}<span style="color:{colour}" title="{hover}">{_inline(text, turn)}</span>{added} '
             f'<span style="color:{colour};font-size:small">[{s.status}]</span><br>{checked}')
 
 

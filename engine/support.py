@@ -98,6 +98,15 @@ class Support(NamedTuple):
     section: str | None = None  # a quote's section heading
 
     @property
+    def explained(self) -> str:
+        """Its status and why, and the text it was checked as when it is a translation: what hovering it shows.
+
+        >>> Support("Off by default [1].", [1], "supported", {1: 0.9}, None, "Passage [1] supports it.").explained
+        'supported: Passage [1] supports it.'
+        """
+        return f"{self.status}: {self.reason}" + (f" Checked as: {self.checked_as}" if self.checked_as else "")
+
+    @property
     def is_quote(self) -> bool:
         """Whether RepoBot quoted this line (or code block) from a passage, under an answer or in its place, rather
         than the model writing it: its id is RepoBot's, but no citation was added to the model's words.

@@ -199,6 +199,20 @@ def test_a_chinese_question_gets_the_translated_checked_answer_and_hover_shows_w
     assert shown.index("HTTPX 默认不跟随重定向") < shown.index("checked as: HTTPX does not follow redirects by default.")
     hover = win.controller.conversation.reason("sent:0:final:0")
     assert hover.startswith("supported") and hover.endswith("Checked as: HTTPX does not follow redirects by default.")
+    # the same on the sentence's words, not only on its ✓ (a tooltip Qt shows from the text's format)
+    view = win.chat.conversation
+    found = view.document().find("默认不跟随")
+    assert not found.isNull() and found.charFormat().toolTip() == hover
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+
+    from repobot.desktop.qt import QApplication, QToolTip
+
+    view.setTextCursor(found)
+    view.ensureCursorVisible()
+    at = view.cursorRect(found).center() - QPoint(8, 0)  # over the words
+    QApplication.sendEvent(view.viewport(), QHelpEvent(QEvent.Type.ToolTip, at, view.viewport().mapToGlobal(at)))
+    qtbot.waitUntil(lambda: QToolTip.text() == hover, timeout=3000)
 
 
 def test_the_viewer_reads_a_file_as_the_index_did(window, docs, monkeypatch):
