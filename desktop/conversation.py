@@ -53,27 +53,46 @@ class Live(NamedTuple):
     preview: Choice | None
 
 
+# A line this long may be cut between two chunks (a chunk holds at most about 1,000 characters); the rest of such a
+# line, before or after the passage, is no change.
+LONG_LINE = 400
+
+
 def source_changed(root: Path, hit: Hit) -> bool:
     """Whether the lines a saved passage came from read differently now (or the file is gone).
 
-    Each paragraph of the passage must be found in its lines, in order. No change: whitespace (blank lines between
-    the chunks a hit was read with), the rest of a long line a chunk holds only part of, and a paragraph of markup
-    alone between joined chunks, which the chunker leaves out (an ``<img>`` line, a closing ``///``)."""
+    Each paragraph of the passage must be found in its lines, in order, with nothing else between them but whitespace
+    or a paragraph of markup alone (an ``<img>`` line, a closing ``///``), which the chunker leaves out between joined
+    chunks; nothing may come before the first or after the last, unless it is the rest of a long line the passage
+    holds only part of."""
     text, _problem = read_markdown(root / hit.chunk.source)
     if text is None:
         return True
-    now = _squeezed("\n".join(file_lines(text)[hit.chunk.start - 1 : hit.chunk.end]))
+    lines = file_lines(text)[hit.chunk.start - 1 : hit.chunk.end]
+    now = _squeezed("\n".join(lines))
+    paragraphs = [p for p in map(_squeezed, re.split(r"\n\s*\n", hit.chunk.text)) if p]
+    if not paragraphs:
+        return bool(now)
     at = None
-    for paragraph in filter(None, map(_squeezed, re.split(r"\n\s*\n", hit.chunk.text))):
+    for paragraph in paragraphs:
         found = now.find(paragraph, at or 0)
         if found < 0 or (at is not None and not closes_only([(0, now[at:found])])):
             return True
+        if at is None and found and not _rest_of_a_long_line(found, lines[0]):
+            return True  # words before the passage's first
         at = found + len(paragraph)
-    return False
+    return at < len(now) and not _rest_of_a_long_line(len(now) - at, lines[-1])
 
 
 def _squeezed(text: str) -> str:
     return "".join(text.split())
+
+
+def _rest_of_a_long_line(extra: int, line: str) -> bool:
+    """Whether ``extra`` characters (whitespace left out) beside a passage are the rest of ``line``, one long enough
+    to have been cut."""
+    whole = len(_squeezed(line))
+    return whole >= LONG_LINE and extra < whole
 
 
 class Conversation(QObject):

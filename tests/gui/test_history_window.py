@@ -125,6 +125,16 @@ def test_a_source_is_not_changed_by_what_its_chunks_leave_out(tmp_path):
     assert source_changed(tmp_path, joined)  # words between its paragraphs are a change
     (tmp_path / "a.md").write_text(page.replace("Second part.", "Second part, edited."))
     assert source_changed(tmp_path, joined)
+    (tmp_path / "a.md").write_text(page.replace("First part.", "Never: First part."))
+    assert source_changed(tmp_path, joined)  # words before the passage's first
+    (tmp_path / "a.md").write_text(page.replace("Second part.", "Second part. Only on Linux."))
+    assert source_changed(tmp_path, joined)  # and after its last
+    (tmp_path / "a.md").write_text(page.replace("word " * 400, "edited " + "word " * 400))
+    assert not source_changed(tmp_path, part_of_a_line)  # the rest of a long line it holds only part of
+    empty = Hit(3, 2, Chunk("a.md", "A", 2, 2, "  "), 0.1)
+    assert not source_changed(tmp_path, empty)  # line 2 is blank
+    (tmp_path / "a.md").write_text("# A\nNow words here.\n")
+    assert source_changed(tmp_path, empty)
 
 
 def titles_and_questions(c):
