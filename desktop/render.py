@@ -39,7 +39,7 @@ VERDICT_TEXT = {
     "not_found": ("#57606a", "∅ Not found in the documents."),
     "unreadable": ("#cf222e", "⚠ This saved turn's details could not be read back: only its question and answer are shown."),
 }
-STOPPED_TEXT = ("#9a6700", "❝ Stopped before the model's answer could be checked: quoted from the documents.")
+STOPPED_TEXT = ("#9a6700", "❝ Stopped before the model's answer was complete: quoted from the documents.")
 PREVIEW_TEXT = "❝ Quoted from the documents while the model writes its answer; it replaces these quotes once checked."
 ADDED_BY_CHECKER = "cited by RepoBot"
 HIGHLIGHT = "#fff1a8"
@@ -267,6 +267,9 @@ def _replace_images(tokens) -> None:
 _OPENING = re.compile(r'^(?:/{3,}|!!!|\?\?\?\+?)[ \t]*([A-Za-z]+)(?:[ \t]*\|[ \t]*(.+?)|[ \t]+"([^"]*)")?[ \t]*$')
 _CLOSING = re.compile(r"^/{3,}[ \t]*$")  # "////" closes a block inside another
 _INCLUDE = re.compile(r"^\{\*[ \t]*(\S+).*\*\}[ \t]*$")
+_KINDS = frozenset(  # mkdocs-material's admonitions and pymdownx's blocks: "/// comment" stays a line of text
+    "note abstract summary tldr info todo tip hint important success check done question help faq warning caution "
+    "attention failure fail missing danger error bug example quote cite details tab admonition define".split())
 
 
 def site_directive(line: str) -> str | None:
@@ -276,12 +279,13 @@ def site_directive(line: str) -> str | None:
     ('<b>Note: Technical Details</b>', '<b>Tip: Use a Client</b>', '')
     >>> site_directive("{* ../../docs_src/first_steps/tutorial001.py hl[3] *}")
     '<i>[example code from ../../docs_src/first_steps/tutorial001.py, which is kept outside this folder]</i>'
-    >>> site_directive("//// tab | Python 3.10+"), site_directive("////"), site_directive("/// is how a comment starts")
+    >>> site_directive("//// tab | Python 3.10+"), site_directive("////"), site_directive("/// comment")
     ('<b>Tab: Python 3.10+</b>', '', None)
     """
     if _CLOSING.match(line):
         return ""
-    if opening := _OPENING.match(line):
+    opening = _OPENING.match(line)
+    if opening and opening.group(1).lower() in _KINDS:
         kind, title = opening.group(1), opening.group(2) or opening.group(3)
         return f"<b>{html.escape(kind.capitalize())}{': ' + html.escape(title) if title else ''}</b>"
     if include := _INCLUDE.match(line):
@@ -290,20 +294,27 @@ def site_directive(line: str) -> str | None:
 
 
 def _show_site_directives(tokens) -> None:
-    """A paragraph that starts with a line of the site generator's shows it as ``site_directive`` says; the rest of
-    the paragraph (an indented admonition body read as its continuation) follows on its own line."""
+    """In a paragraph, each line of the site generator's shows as ``site_directive`` says (a compact admonition holds
+    its opening, its text and its closing in one paragraph); a paragraph of closing lines alone is not shown. Headings
+    and table cells are left as they are."""
     for i, token in enumerate(tokens):
-        if token.type != "inline" or not token.children:
+        if token.type != "inline" or not token.children or i == 0 or tokens[i - 1].type != "paragraph_open":
             continue
-        first, _, rest = token.content.partition("\n")
-        shown = site_directive(first.strip())
-        if shown is None:
+        lines = token.content.split("\n")
+        shown = [site_directive(line.strip()) for line in lines]
+        if all(s is None for s in shown):
             continue
-        rest = rest.strip()
-        if not shown and not rest and 0 < i < len(tokens) - 1:  # a closing "///" alone: no empty paragraph either
+        if all(s == "" for s in shown) and i + 1 < len(tokens):
             tokens[i - 1].hidden = tokens[i + 1].hidden = True
-        label = Token("html_inline", "", 0, content=shown + ("<br>" if rest and shown else ""))
-        token.children = [label] + (_MD.parseInline(rest)[0].children if rest else [])
+        children = []
+        for line, directive in zip(lines, shown):
+            if directive == "":
+                continue
+            if children:
+                children.append(Token("html_inline", "", 0, content="<br>"))
+            children += ([Token("html_inline", "", 0, content=directive)] if directive is not None
+                         else _MD.parseInline(line.strip())[0].children)
+        token.children = children
 
 
 def _drop_heading_attributes(tokens) -> None:
