@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import shlex
 from pathlib import Path
 from typing import NamedTuple
 
@@ -182,14 +183,14 @@ def not_answered_note(asked: str) -> str | None:
             f"answer is in English (RepoBot answers in {', '.join(names[:-1])} or {names[-1]}).")
 
 
-def unindexed_note(asked: str, available: dict[str, int], indexed: frozenset[str] | None) -> str | None:
-    """Said beside an answer when the folder is a translated tree with pages in the question's language that are not
-    indexed (by default only the app's language and English are): they were searched for the question by their
-    words, but the model read their indexed originals. None otherwise.
+def unindexed_note(asked: str, available: dict[str, int], indexed: frozenset[str] | None, root: str) -> str | None:
+    """Said beside an answer when the folder ``root`` is a translated tree with pages in the question's language that
+    are not indexed (by default only the app's language and English are): they were searched for the question by
+    their words (``engine/twins.py``), but the model read their indexed originals. None otherwise.
 
-    >>> unindexed_note("fr", {"en": 156, "fr": 125}, frozenset({"en"}))
-    'Answered from the en pages. This folder also has 125 pages in French, which were only searched for your question: to have them read too, add French in Languages… (repobot index --languages en,fr).'
-    >>> unindexed_note("fr", {"en": 156, "fr": 125}, frozenset({"en", "fr"})), unindexed_note("fr", {"en": 9}, None)
+    >>> unindexed_note("fr", {"en": 156, "fr": 125}, frozenset({"en"}), "docs")
+    'Answered from the en pages. This folder also has 125 pages in French, which were only searched for your question: to have them read too, add French in Languages… (repobot index --corpus docs --languages en,fr).'
+    >>> unindexed_note("fr", {"en": 156, "fr": 125}, frozenset({"en", "fr"}), "d"), unindexed_note("fr", {}, None, "d")
     (None, None)
     """
     pages = available.get(asked)
@@ -199,7 +200,7 @@ def unindexed_note(asked: str, available: dict[str, int], indexed: frozenset[str
     kept = sorted(indexed)
     return (f"Answered from the {', '.join(kept)} pages. This folder also has {pages:,} pages in {name}, which were "
             f"only searched for your question: to have them read too, add {name} in Languages… (repobot index "
-            f"--languages {','.join(kept + [asked])}).")
+            f"--corpus {shlex.quote(root)} --languages {','.join(kept + [asked])}).")
 
 
 _NEVER_WRITTEN = {  # letters of another script that a language's text never holds

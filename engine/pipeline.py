@@ -200,7 +200,9 @@ class Pipeline:
             notes.append(unanswered)  # a Korean question gets an English answer, and is told why
         found = self._search(question, options, earlier)
         index = self.collection.index
-        if unindexed := unindexed_note(typed_in, self.collection.available, self.collection.selected):
+        searched_twin = options.mode != "dense" and self.collection.twin(typed_in) is not None  # by its words
+        if searched_twin and (unindexed := unindexed_note(typed_in, self.collection.available, self.collection.selected,
+                                                          str(self.collection.root))):
             notes.append(unindexed)  # a French question on a tree whose French pages are not indexed
         hits = widen(found.hits, index.chunks, options.read)
         timings = Timings(retrieve_ms=(time.perf_counter() - started) * 1000)

@@ -96,6 +96,9 @@ def test_an_answer_says_the_pages_in_the_questions_language_were_only_searched_a
     pipe = Pipeline(tree, models=fake_models("How do I restart the server?"))
     answer = pipe.ask("サーバーを再起動するには？", AskOptions(k=2, mode="bm25"))
     assert ("Answered from the en pages. This folder also has 4 pages in Japanese, which were only searched for your "
-            "question: to have them read too, add Japanese in Languages… (repobot index --languages en,ja).") in answer.notes
+            f"question: to have them read too, add Japanese in Languages… (repobot index --corpus {pipe.collection.root} "
+            "--languages en,ja).") in answer.notes
+    dense = pipe.ask("サーバーを再起動するには？", AskOptions(k=2, mode="dense"))
+    assert not any(n.startswith("Answered from the") for n in dense.notes)  # the Japanese pages were not searched
     english = pipe.ask("How do I restart the server?", AskOptions(k=2, mode="bm25"))
     assert not any(n.startswith("Answered from the") for n in english.notes)  # its language is indexed
