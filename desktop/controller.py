@@ -25,6 +25,9 @@ def _library(name: str) -> property:
     return property(lambda self: getattr(self.library, name), doc=f"``Library.{name}``, read through the Controller.")
 
 
+ANSWERING = "Answering…"  # the status while an answer is written; the window clears it once the answer is in
+
+
 class Controller(QObject):
     """Asks the questions, and is the window's way to the Library's collections, models and indexes."""
 
@@ -87,6 +90,7 @@ class Controller(QObject):
     remove_collection = _library("remove_collection")
     set_active = _library("set_active")
     save_settings = _library("save_settings")
+    save_panes = _library("save_panes")
     choose_model = _library("choose_model")
     choose_languages = _library("choose_languages")
     pipeline = _library("pipeline")
@@ -115,7 +119,7 @@ class Controller(QObject):
             self.status.emit(f"{waiting}: your question will be asked on the complete index as soon as it is ready.")
             return True
         self.error.emit("")
-        self.status.emit("Answering…")  # in place of older news ("Stopped: …", "Embedding paused …")
+        self.status.emit(ANSWERING)  # in place of older news ("Stopped: …", "Embedding paused …")
         ticket = self.conversation.ticket()
         pipe = self.pipeline(str(ticket.root))
         self.conversation.live = Live(ticket.root, [], None)
@@ -147,8 +151,8 @@ class Controller(QObject):
         """An answer's progress is drawn only while its conversation is on screen; when done, it is saved in it."""
         if isinstance(event, Done):
             turn = Turn(ticket.root, event.answer)
-            stopped = event.answer.stop_reason == "cancelled"  # "Stopping…" is over; else "Answering…" is
-            self.status.emit("Stopped: what was written before Stop is shown, checked like any answer." if stopped else "")
+            if event.answer.stop_reason == "cancelled":  # "Stopping…" is over
+                self.status.emit("Stopped: what was written before Stop is shown, checked like any answer.")
             self.conversation.add(turn, ticket)  # which may say where the answer was saved
             self.answered.emit(turn)
         elif not self.conversation.showing(ticket):

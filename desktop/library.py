@@ -151,6 +151,14 @@ class Library(QObject):
         except OSError as err:
             self.error.emit(f"Settings could not be saved ({err.strerror}); check that {self.store.path.parent} is writable.")
 
+    def save_panes(self, panes: tuple[int, ...]) -> None:
+        """Keep the window's pane widths, written into the settings as they are on disk: another RepoBot window may
+        have added a folder since this one read them, and closing this one must not drop it."""
+        try:
+            self.store.save(self.store.load()._replace(panes=panes))
+        except OSError:  # closing: the widths are simply not kept
+            pass
+
     def pipeline(self, root: str) -> Pipeline:
         """The folder's one ``Pipeline`` (its collection and the shared models), made when first asked for."""
         key = str(Path(root).resolve())

@@ -43,8 +43,8 @@ def checked(raw) -> Settings:
 
     >>> checked({"k": 50, "mode": "fuzzy", "collections": "/docs", "language": "zh", "panes": [300, -1, 500]})
     Settings(model='', k=5, mode='hybrid', language='zh', collections=(), active='', panes=())
-    >>> checked({"panes": [300, 650, 0]}).panes
-    (300, 650, 0)
+    >>> checked({"panes": [300, 650, 0]}).panes, checked({"panes": [300, 0, 500]}).panes  # no question box: not kept
+    ((300, 650, 0), ())
     """
     if not isinstance(raw, dict):
         raise ValueError(f"expected a JSON object, found {type(raw).__name__}")
@@ -57,7 +57,7 @@ def checked(raw) -> Settings:
         "collections": lambda v: isinstance(v, list) and all(isinstance(c, str) and c for c in v),
         "active": lambda v: isinstance(v, str),
         "panes": lambda v: isinstance(v, list) and len(v) == 3 and all(
-            isinstance(w, int) and not isinstance(w, bool) and 0 <= w <= 100_000 for w in v) and sum(v) > 0,
+            isinstance(w, int) and not isinstance(w, bool) and 0 <= w <= 100_000 for w in v) and v[0] > 0 and v[1] > 0,
     }
     fields = {key: raw[key] if key in raw and ok(raw[key]) else getattr(default, key) for key, ok in valid.items()}
     return Settings(**{**fields, "collections": tuple(fields["collections"]), "panes": tuple(fields["panes"])})

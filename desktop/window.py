@@ -10,7 +10,7 @@ from pathlib import Path
 
 from repobot.engine.export import conversation_markdown
 
-from .controller import Controller
+from .controller import ANSWERING, Controller
 from .conversation import source_changed
 from .panels.chat import ChatPanel
 from .panels.collections import CollectionsPanel
@@ -75,6 +75,8 @@ class MainWindow(QMainWindow):
         c.token.connect(self.chat.add_token)
         c.answered.connect(lambda _turn: self.show_turns())
         c.ask_failed.connect(self.show_turns)
+        for done in (c.answered, c.ask_failed):  # "Answering…" is over (news that came meanwhile stays)
+            done.connect(lambda *_: self.status.text() == ANSWERING and self.status.clear())
         c.conversation.loaded.connect(self.show_turns)
         c.conversation.changed.connect(self.history.show_conversations)
         self.history.open_requested.connect(c.conversation.open)
@@ -168,7 +170,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event):  # noqa: N802 (Qt name)
         if self.isVisible():  # the panes as the user left them, for the next start
-            self.controller.save_settings(panes=tuple(self.splitter.sizes()))
+            self.controller.save_panes(tuple(self.splitter.sizes()))
         self.hide()  # gone at once, even while the worker finishes a step it cannot cut (a model loading)
         self.controller.shutdown()
         super().closeEvent(event)

@@ -120,6 +120,8 @@ class ChatPanel(QWidget):
         self.model_combo.clear()
         self.model_combo.addItem("Qwen2.5-Coder-0.5B (default)", "")
         default = default_model_path().resolve()
+        if current and Path(current).expanduser().resolve() == default:  # its file, as picking it saved before
+            current = ""
         for m in (m for m in list_models() if m.path.resolve() != default):  # that file is the entry above
             known = f"{m.known.role} model, sha256 known" if m.known else "your own, not in the catalogue"
             self.model_combo.addItem(f"{m.path.name} — {m.size / 1e6:.0f} MB, {known}", str(m.path))
@@ -171,12 +173,17 @@ class ChatPanel(QWidget):
 
     # -- the conversation -------------------------------------------------------------------------------
     def show_turns(self, turns) -> None:
-        """Render the finished turns (answer, ids of sources changed since), and nothing pending."""
+        """Render the finished turns (answer, ids of sources changed since), and nothing pending: at their end, unless
+        the answer just written replaces one the reader had scrolled up from."""
         self.history_html = "".join(answer_html(i, a, language(a.language).missing_label, changed)
                                     for i, (a, changed) in enumerate(turns))
+        reading, kept = self.pending is not None and not self._at_end(), self.conversation.verticalScrollBar().value()
         self.pending = None
         self.conversation.setHtml(self.history_html)
-        self._to_end()
+        if reading:
+            self.conversation.verticalScrollBar().setValue(kept)
+        else:
+            self._to_end()
 
     def begin(self, question: str) -> None:
         self.retrieved_list.clear()

@@ -109,7 +109,7 @@ class CollectionsPanel(QWidget):
         self.languages_button.clicked.connect(self.choose_languages)
         self.languages_button.setEnabled(False)
         self._available: dict[str, int] = {}
-        self._indexing: str | None = None  # the folder being indexed, whose files are not listed yet
+        self._indexing: set[str] = set()  # the folders being indexed, whose files are not listed yet
         self._selected: tuple[str, ...] = ()
         self.progress = QProgressBar()
         self.progress.setFormat("%p%")
@@ -157,7 +157,7 @@ class CollectionsPanel(QWidget):
 
     def _hint(self, root: str) -> str:
         """What a folder whose files are not listed yet shows in their place."""
-        if root == self._indexing:
+        if root in self._indexing:
             return "Indexing: its files are listed here once it is searchable"
         return "Not opened yet: click to index and list its files"
 
@@ -165,7 +165,7 @@ class CollectionsPanel(QWidget):
         self.progress.setValue(0)
         self.label.setText(f"Indexing {self.name(root)}…")
         self.cancel_button.setEnabled(True)
-        self._indexing = root
+        self._indexing.add(root)
         self._show_hints()
 
     def _show_hints(self) -> None:
@@ -192,7 +192,6 @@ class CollectionsPanel(QWidget):
         self.progress.setValue(int(10 * share) if stage == "chunk" else 10 + int(90 * share))
 
     def show_indexed(self, report) -> None:
-        self._indexing = None
         changed = f"+{report.added} ~{report.updated} −{report.removed}"
         languages = f" · languages {', '.join(report.languages)}" if report.languages else ""
         text = f"{report.files} files, {report.chunks} chunks ({changed}) in {report.seconds:.1f} s{languages}"
@@ -206,7 +205,7 @@ class CollectionsPanel(QWidget):
     def show_stopped(self) -> None:
         self.cancel_button.setEnabled(False)
         self.label.setText("Indexing stopped")
-        self._indexing = None
+        self._indexing.clear()
         self._show_hints()
 
     def show_paused(self) -> None:

@@ -257,6 +257,7 @@ def test_tab_leaves_the_question_box_and_a_reader_scrolled_up_stays_put_while_th
     assert len(tokens) > seen and bar.value() == 0, (seen, len(tokens))  # it snapped back to the end within 2 s
     win.controller.cancel()
     qtbot.waitUntil(lambda: idle(win.controller), timeout=30000)
+    assert bar.value() == 0  # nor once the answer is in
 
 
 def test_stop_cancels_generation(window, qtbot):
@@ -273,7 +274,7 @@ def test_stop_cancels_generation(window, qtbot):
     assert win.status.text().startswith("Stopped:")  # it said "Stopping…" long after the answer said it stopped
     shown = win.chat.conversation.toPlainText()
     if c.turns[-1].answer.verdict == "extractive":  # stopped: nothing failed the checks
-        assert "Stopped before the model's answer could be checked" in shown and "failed the checks" not in shown
+        assert "Stopped before the model's answer was complete" in shown and "failed the checks" not in shown
     assert len(tokens) < 100
     assert win.chat.ask_button.isEnabled() and not win.chat.stop_button.isEnabled()
 
@@ -368,8 +369,11 @@ def test_a_folder_being_indexed_says_so_where_its_files_will_be_listed(qtbot, tm
     panel.indexing(str(tmp_path / "guide"))
     assert panel.label.text() == "Indexing RepoBot user guide…"  # not "Indexing corpus…"
     panel.indexing(root)
-    panel.show_collections([root], root, {})  # drawn again meanwhile (another folder added)
+    other = str(tmp_path / "other")
+    panel.show_collections([root, other], root, {})  # drawn again meanwhile (another folder added)
     assert hint().startswith("Indexing:")
+    panel.indexing(other)  # clicked while the first still indexes
+    assert hint().startswith("Indexing:") and panel.tree.topLevelItem(1).child(0).text(0).startswith("Indexing:")
     panel.show_stopped()
     assert hint().startswith("Not opened yet")
 
@@ -449,6 +453,41 @@ def test_settings_persist_between_runs(window, settings_path, docs):
     saved = SettingsStore(settings_path).load()
     assert (saved.k, saved.mode) == (3, "bm25")
     assert saved.active == str(docs.resolve())
+
+
+def test_closing_a_window_keeps_a_folder_another_window_added(window, settings_path, tmp_path):
+    """Closing wrote the whole of its settings back, dropping a folder another RepoBot window had saved since."""
+    import json
+
+    first, second = window(), window()
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "x.md").write_text("# X\n\nHello there.\n", encoding="utf-8")
+    assert first.controller.add_collection(str(extra)) is not False
+    second.close()
+    saved = json.loads(settings_path.read_text(encoding="utf-8"))
+    assert str(extra.resolve()) in saved["collections"] and len(saved["panes"]) == 3
+
+
+def test_an_answer_that_fails_does_not_leave_the_status_saying_answering(window, qtbot):
+    class Broken(FakeLLM):
+        def stream_chat(self, messages, *, max_tokens):
+            raise RuntimeError("the model crashed")
+            yield  # a generator, as a model's stream is
+
+    win = window(llm=Broken(ANSWER))
+    assert win.ask("Does HTTPX follow redirects by default?")
+    qtbot.waitUntil(lambda: idle(win.controller) and bool(win.chat.banner.text()), timeout=20000)
+    assert win.status.text() != "Answering…"
+
+
+def test_a_settings_file_naming_the_default_models_file_shows_the_default_entry(window, settings_path):
+    from repobot.engine.models import default_model_path
+
+    chat = window().chat
+    chat.fill_models(str(default_model_path()))  # what picking its own entry saved before
+    assert chat.model_combo.currentIndex() == 0 and chat.model_combo.currentData() == ""
+    assert not any("your own" in chat.model_combo.itemText(n) for n in range(chat.model_combo.count()))
 
 
 def test_the_panes_are_as_wide_as_they_were_left(window):
