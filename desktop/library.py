@@ -155,7 +155,7 @@ class Library(QObject):
         """Keep the window's pane widths, written into the settings as they are on disk: another RepoBot window may
         have added a folder since this one read them, and closing this one must not drop it."""
         try:
-            self.store.save(self.store.load()._replace(panes=panes))
+            self.store.merge(self.settings, panes=panes)
         except OSError:  # closing: the widths are simply not kept
             pass
 

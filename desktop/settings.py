@@ -82,6 +82,27 @@ class SettingsStore:
             self.problem = f"Settings file was damaged ({err}); it was moved to {aside.name} and defaults are used."
             return Settings()
 
+    def merge(self, mine: Settings, **changes) -> bool:
+        """Write ``changes`` into the settings as they are on disk now (another window may have saved since this one
+        read them), or into ``mine`` when the file is gone; False, with nothing written, when it cannot be read as
+        settings: the next start sets it aside and says so.
+
+        >>> import tempfile, pathlib
+        >>> store = SettingsStore(pathlib.Path(tempfile.mkdtemp()) / "settings.json")
+        >>> store.save(Settings(k=3)); store.merge(Settings(), panes=(300, 650, 550)), store.load().k, store.load().panes
+        (True, 3, (300, 650, 550))
+        >>> _ = store.path.write_text("{damaged"); store.merge(Settings(), panes=(1, 2, 3)), store.path.read_text()
+        (False, '{damaged')
+        """
+        try:
+            current = checked(json.loads(self.path.read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            current = mine
+        except (ValueError, TypeError, OSError):
+            return False
+        self.save(current._replace(**changes))
+        return True
+
     def save(self, settings: Settings) -> None:
         data = settings._asdict()
         data["collections"] = list(settings.collections)
