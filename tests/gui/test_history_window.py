@@ -131,6 +131,10 @@ def test_a_source_is_not_changed_by_what_its_chunks_leave_out(tmp_path):
     assert source_changed(tmp_path, joined)  # and after its last
     (tmp_path / "a.md").write_text(page.replace("word " * 400, "edited " + "word " * 400))
     assert not source_changed(tmp_path, part_of_a_line)  # the rest of a long line it holds only part of
+    korean = "의존성에서만 사용하는 데이터베이스 세션을 다시는 사용하지 않으며 응답을 전송하는 데 오랜 시간이 걸리는 경우"
+    (tmp_path / "k.md").write_text(f"# K\n\n{korean}\n", encoding="utf-8")
+    middle = Hit(4, 3, Chunk("k.md", "K", 3, 3, korean[12:40]), 0.1)  # the embedder cut this 60-letter line
+    assert not source_changed(tmp_path, middle)
     empty = Hit(3, 2, Chunk("a.md", "A", 2, 2, "  "), 0.1)
     assert not source_changed(tmp_path, empty)  # line 2 is blank
     (tmp_path / "a.md").write_text("# A\nNow words here.\n")
