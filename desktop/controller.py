@@ -26,6 +26,7 @@ def _library(name: str) -> property:
 
 
 ANSWERING = "Answering…"  # the status while an answer is written; the window clears it once the answer is in
+STOPPING = "Stopping…"  # the same after Stop, until the answer is in (a stopped answer says "Stopped: …")
 
 
 class Controller(QObject):
@@ -183,4 +184,4 @@ class Controller(QObject):
         if self.busy is not Busy.IDLE:
             self.tasks.cancel()
             self.tasks.cancel(Busy.PREPARING)
-            self.status.emit("Stopping…")
+            self.status.emit(STOPPING)

@@ -294,26 +294,29 @@ def site_directive(line: str) -> str | None:
 
 
 def _show_site_directives(tokens) -> None:
-    """In a paragraph, each line of the site generator's shows as ``site_directive`` says (a compact admonition holds
-    its opening, its text and its closing in one paragraph); a paragraph of closing lines alone is not shown. Headings
-    and table cells are left as they are."""
+    """A paragraph's first and last lines, when they are the site generator's, show as ``site_directive`` says (a
+    compact admonition holds its opening, its text and its closing in one paragraph); the lines between are read as
+    one piece of markdown, as before. A paragraph of closing lines alone is not shown; headings and table cells are
+    left as they are."""
     for i, token in enumerate(tokens):
         if token.type != "inline" or not token.children or i == 0 or tokens[i - 1].type != "paragraph_open":
             continue
         lines = token.content.split("\n")
-        shown = [site_directive(line.strip()) for line in lines]
-        if all(s is None for s in shown):
+        first = site_directive(lines[0].strip())
+        last = site_directive(lines[-1].strip()) if len(lines) > 1 else None
+        if first is None and last is None:
             continue
-        if all(s == "" for s in shown) and i + 1 < len(tokens):
+        body = "\n".join(lines[int(first is not None) : len(lines) - int(last is not None)]).strip()
+        if not body and not first and not last and i + 1 < len(tokens):  # closing lines alone
             tokens[i - 1].hidden = tokens[i + 1].hidden = True
-        children = []
-        for line, directive in zip(lines, shown):
-            if directive == "":
-                continue
+        pieces = [[Token("html_inline", "", 0, content=first)] if first else [],
+                  _MD.parseInline(body)[0].children if body else [],
+                  [Token("html_inline", "", 0, content=last)] if last else []]
+        children: list = []
+        for piece in filter(None, pieces):
             if children:
                 children.append(Token("html_inline", "", 0, content="<br>"))
-            children += ([Token("html_inline", "", 0, content=directive)] if directive is not None
-                         else _MD.parseInline(line.strip())[0].children)
+            children += piece
         token.children = children
 
 

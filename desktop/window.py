@@ -10,7 +10,7 @@ from pathlib import Path
 
 from repobot.engine.export import conversation_markdown
 
-from .controller import ANSWERING, Controller
+from .controller import ANSWERING, STOPPING, Controller
 from .conversation import source_changed
 from .panels.chat import ChatPanel
 from .panels.collections import CollectionsPanel
@@ -65,18 +65,18 @@ class MainWindow(QMainWindow):
         c.collections_changed.connect(self.show_collections)
         c.indexing.connect(self.collections.indexing)
         c.progress.connect(self.collections.show_progress)
-        c.indexed.connect(lambda root, report: (self.collections.show_indexed(report), self.show_collections()))
-        c.index_failed.connect(lambda _root: self.collections.show_stopped())
+        c.indexed.connect(lambda root, report: (self.collections.show_indexed(report, root), self.show_collections()))
+        c.index_failed.connect(self.collections.show_stopped)
         c.embedding_paused.connect(self.collections.show_paused)
         c.asking.connect(self.chat.begin)
         c.retrieved.connect(self.chat.show_retrieved)
         c.preview.connect(self.chat.show_preview)
         c.drafting.connect(self.chat.show_drafting)
         c.token.connect(self.chat.add_token)
-        c.answered.connect(lambda _turn: self.show_turns())
-        c.ask_failed.connect(self.show_turns)
-        for done in (c.answered, c.ask_failed):  # "Answering…" is over (news that came meanwhile stays)
-            done.connect(lambda *_: self.status.text() == ANSWERING and self.status.clear())
+        c.answered.connect(lambda _turn: self.show_turns(keep_place=True))
+        c.ask_failed.connect(lambda: self.show_turns(keep_place=True))
+        for done in (c.answered, c.ask_failed):  # "Answering…" or "Stopping…" is over (news from meanwhile stays)
+            done.connect(lambda *_: self.status.text() in (ANSWERING, STOPPING) and self.status.clear())
         c.conversation.loaded.connect(self.show_turns)
         c.conversation.changed.connect(self.history.show_conversations)
         self.history.open_requested.connect(c.conversation.open)
@@ -128,11 +128,12 @@ class MainWindow(QMainWindow):
         report = c.indexed_reports.get(c.active)
         self.collections.show_languages(dict(report.available) if report else {}, report.languages if report else ())
 
-    def show_turns(self) -> None:
-        """The conversation's answers, and under them the passages the last one was given (none in a new one)."""
+    def show_turns(self, keep_place: bool = False) -> None:
+        """The conversation's answers, and under them the passages the last one was given (none in a new one);
+        ``keep_place``: an answer came in, and a reader scrolled up stays where they are."""
         conversation = self.controller.conversation
         turns = conversation.turns
-        self.chat.show_turns([(t.answer, conversation.changed_sources(i)) for i, t in enumerate(turns)])
+        self.chat.show_turns([(t.answer, conversation.changed_sources(i)) for i, t in enumerate(turns)], keep_place)
         last = turns[-1] if turns else None
         self.chat.show_retrieved(last.root if last else Path(), last.answer.retrieved if last else [])
 

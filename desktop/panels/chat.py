@@ -172,12 +172,12 @@ class ChatPanel(QWidget):
         self.banner.setVisible(bool(message))
 
     # -- the conversation -------------------------------------------------------------------------------
-    def show_turns(self, turns) -> None:
+    def show_turns(self, turns, keep_place: bool = False) -> None:
         """Render the finished turns (answer, ids of sources changed since), and nothing pending: at their end, unless
-        the answer just written replaces one the reader had scrolled up from."""
+        ``keep_place`` (an answer came in) and the reader had scrolled up."""
         self.history_html = "".join(answer_html(i, a, language(a.language).missing_label, changed)
                                     for i, (a, changed) in enumerate(turns))
-        reading, kept = self.pending is not None and not self._at_end(), self.conversation.verticalScrollBar().value()
+        reading, kept = keep_place and not self._at_end(), self.conversation.verticalScrollBar().value()
         self.pending = None
         self.conversation.setHtml(self.history_html)
         if reading:

@@ -191,7 +191,8 @@ class CollectionsPanel(QWidget):
         share = done / total if total else 1.0  # reading files is the first 10%, embedding the other 90%
         self.progress.setValue(int(10 * share) if stage == "chunk" else 10 + int(90 * share))
 
-    def show_indexed(self, report) -> None:
+    def show_indexed(self, report, root: str = "") -> None:
+        self._indexing.discard(root)
         changed = f"+{report.added} ~{report.updated} −{report.removed}"
         languages = f" · languages {', '.join(report.languages)}" if report.languages else ""
         text = f"{report.files} files, {report.chunks} chunks ({changed}) in {report.seconds:.1f} s{languages}"
@@ -202,10 +203,10 @@ class CollectionsPanel(QWidget):
         self.cancel_button.setEnabled(False)
         self.label.setText(text)
 
-    def show_stopped(self) -> None:
+    def show_stopped(self, root: str = "") -> None:
         self.cancel_button.setEnabled(False)
         self.label.setText("Indexing stopped")
-        self._indexing.clear()
+        self._indexing.discard(root)  # another folder queued meanwhile is still to be indexed
         self._show_hints()
 
     def show_paused(self) -> None:

@@ -374,8 +374,9 @@ def test_a_folder_being_indexed_says_so_where_its_files_will_be_listed(qtbot, tm
     assert hint().startswith("Indexing:")
     panel.indexing(other)  # clicked while the first still indexes
     assert hint().startswith("Indexing:") and panel.tree.topLevelItem(1).child(0).text(0).startswith("Indexing:")
-    panel.show_stopped()
+    panel.show_stopped(root)
     assert hint().startswith("Not opened yet")
+    assert panel.tree.topLevelItem(1).child(0).text(0).startswith("Indexing:")  # queued meanwhile: still to come
 
 
 def test_the_model_list_names_the_default_model_once(window):
@@ -467,6 +468,18 @@ def test_closing_a_window_keeps_a_folder_another_window_added(window, settings_p
     second.close()
     saved = json.loads(settings_path.read_text(encoding="utf-8"))
     assert str(extra.resolve()) in saved["collections"] and len(saved["panes"]) == 3
+
+
+def test_stop_pressed_as_an_answer_ends_on_its_own_does_not_leave_stopping(window, qtbot):
+    """Stop while the gate refused or the check ran ends the answer with another stop reason than "cancelled", and
+    the status bar kept "Stopping…" for good."""
+    from repobot.desktop.controller import STOPPING
+
+    win = window()
+    c = win.controller
+    c.status.emit(STOPPING)
+    c.answered.emit(c.turns[-1] if c.turns else None)
+    assert win.status.text() == ""
 
 
 def test_an_answer_that_fails_does_not_leave_the_status_saying_answering(window, qtbot):
