@@ -16,9 +16,6 @@ from .qt import QObject, QTimer, Signal
 from .tasks import EMBEDDING_PAUSED, Busy, TaskRunner
 
 WAIT_RETRY_MS = 3000  # how often a folder another RepoBot is embedding is tried again
-PAUSED = EMBEDDING_PAUSED
-
-
 class Embeddings(QObject):
     """The folders being embedded in the background, and those waiting for another RepoBot's embedding."""
 
@@ -65,7 +62,7 @@ class Embeddings(QObject):
             self.embedded.emit(root)
 
         def failed(message):
-            cancelled_by_user = message == PAUSED and self._jobs.get(root) == job  # Cancel, not a re-index or removal
+            cancelled_by_user = message == EMBEDDING_PAUSED and self._jobs.get(root) == job  # Cancel, not a re-index or removal
             forget()
             self.status.emit(message)
             if cancelled_by_user:
@@ -87,7 +84,7 @@ class Embeddings(QObject):
         if self._waiting:  # no job runs while a folder waits: the waiting itself stops, and is said to
             self._waiting.clear()
             self.paused.emit()
-            self.status.emit(PAUSED)
+            self.status.emit(EMBEDDING_PAUSED)
 
     def _again(self, root: str) -> None:
         """Try a waiting folder's embedding again, unless it was cancelled, removed or re-indexed meanwhile."""

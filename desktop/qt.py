@@ -49,3 +49,8 @@ from PySide6.QtWidgets import (  # noqa: F401
     QVBoxLayout,
     QWidget,
 )
+
+
+def offscreen() -> bool:
+    """Qt's headless platform (tests, scripted screenshots): its one screen is 800 x 800 and no one sees it."""
+    return QGuiApplication.platformName() == "offscreen"

@@ -68,9 +68,13 @@ class SettingsStore:
         self.path = path or data_dir() / "settings.json"
         self.problem = ""
 
+    def _read(self) -> Settings:
+        """The settings in the file; FileNotFoundError, or ValueError, TypeError or OSError when it cannot be read."""
+        return checked(json.loads(self.path.read_text(encoding="utf-8")))
+
     def load(self) -> Settings:
         try:
-            return checked(json.loads(self.path.read_text(encoding="utf-8")))
+            return self._read()
         except FileNotFoundError:
             return Settings()
         except (ValueError, TypeError, OSError) as err:
@@ -95,7 +99,7 @@ class SettingsStore:
         (False, '{damaged')
         """
         try:
-            current = checked(json.loads(self.path.read_text(encoding="utf-8")))
+            current = self._read()
         except FileNotFoundError:
             current = mine
         except (ValueError, TypeError, OSError):

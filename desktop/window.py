@@ -16,13 +16,8 @@ from .panels.chat import ChatPanel
 from .panels.collections import CollectionsPanel
 from .panels.history import HistoryPanel
 from .panels.viewer import ViewerPanel
-from .qt import QGuiApplication, QKeySequence, QLabel, QMainWindow, QShortcut, QSize, QSplitter, Qt
+from .qt import QGuiApplication, QKeySequence, QLabel, QMainWindow, QShortcut, QSize, QSplitter, Qt, offscreen
 from .settings import SettingsStore
-
-
-def offscreen() -> bool:
-    """Qt's headless platform (tests, scripted screenshots): its one screen is 800 x 800 and no one sees it."""
-    return QGuiApplication.platformName() == "offscreen"
 
 
 class MainWindow(QMainWindow):

@@ -177,13 +177,8 @@ class ChatPanel(QWidget):
         ``keep_place`` (an answer came in) and the reader had scrolled up."""
         self.history_html = "".join(answer_html(i, a, language(a.language).missing_label, changed)
                                     for i, (a, changed) in enumerate(turns))
-        reading, kept = keep_place and not self._at_end(), self.conversation.verticalScrollBar().value()
         self.pending = None
-        self.conversation.setHtml(self.history_html)
-        if reading:
-            self.conversation.verticalScrollBar().setValue(kept)
-        else:
-            self._to_end()
+        self._set_html(self.history_html, keep_place)
 
     def begin(self, question: str) -> None:
         self.retrieved_list.clear()
@@ -212,12 +207,17 @@ class ChatPanel(QWidget):
             self._to_end()
 
     def _render_pending(self) -> None:
-        following, kept = self._at_end(), self.conversation.verticalScrollBar().value()
-        self.conversation.setHtml(self.history_html + pending_html(*self.pending))
-        if following:
+        self._set_html(self.history_html + pending_html(*self.pending), keep_place=True)  # a reader scrolled up stays
+
+    def _set_html(self, markup: str, keep_place: bool) -> None:
+        """Show ``markup``; at its end, unless ``keep_place`` and the reader had scrolled up, who then stays put."""
+        bar = self.conversation.verticalScrollBar()
+        reading, kept = keep_place and not self._at_end(), bar.value()
+        self.conversation.setHtml(markup)
+        if reading:
+            bar.setValue(kept)
+        else:
             self._to_end()
-        else:  # the user scrolled up to read: stay there while the answer is written
-            self.conversation.verticalScrollBar().setValue(kept)
 
     def _at_end(self) -> bool:
         """Whether the conversation is scrolled to its end (within a line), so new text should stay in view."""

@@ -12,7 +12,7 @@ from ..qt import (
     QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QProgressBar,
     QPushButton, QSizePolicy, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget, Qt, Signal,
 )
-from ..render import heading_lines
+from ..document import heading_lines
 from .layout import button_grid
 
 ROLE = Qt.ItemDataRole.UserRole

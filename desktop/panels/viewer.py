@@ -8,7 +8,7 @@ from typing import Callable
 from repobot.engine.load import read_markdown
 
 from ..qt import QDesktopServices, QLabel, QLineEdit, QMessageBox, QTextBrowser, QTextCursor, QUrl, QVBoxLayout, QWidget, Signal
-from ..render import document_html, excerpt
+from ..document import document_html, excerpt
 
 REMOTE_SCHEMES = ("http", "https", "ftp", "mailto")
 
