@@ -187,6 +187,21 @@ def _render_with_anchors(tokens) -> str:
     return "".join(out)
 
 
+def matches_text(current: int | None, total: int, searching: bool) -> str:
+    """The find box's count: where it is among the matches in the file shown.
+
+    >>> matches_text(2, 12, True), matches_text(None, 12, True), matches_text(None, 0, True), matches_text(None, 0, False)
+    ('3 of 12', '12 matches', 'No matches', '')
+    >>> matches_text(None, 1, True)
+    '1 match'
+    """
+    if not searching:
+        return ""
+    if not total:
+        return "No matches"
+    return f"{current + 1} of {total}" if current is not None else f"{total} match{'es' if total > 1 else ''}"
+
+
 def heading_lines(text: str) -> list[tuple[int, int, str]]:
     """(level, line, title) of every heading, for the file tree.
 

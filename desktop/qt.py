@@ -12,6 +12,7 @@ from PySide6.QtCore import (  # noqa: F401
     qInstallMessageHandler,
 )
 from PySide6.QtGui import (  # noqa: F401
+    QColor,
     QDesktopServices,
     QFont,
     QFontMetrics,
@@ -43,6 +44,7 @@ from PySide6.QtWidgets import (  # noqa: F401
     QSpinBox,
     QSplitter,
     QTextBrowser,
+    QTextEdit,
     QToolTip,
     QTreeWidget,
     QTreeWidgetItem,

@@ -7,10 +7,16 @@ from typing import Callable
 
 from repobot.engine.load import read_markdown
 
-from ..qt import QDesktopServices, QLabel, QLineEdit, QMessageBox, QTextBrowser, QTextCursor, QUrl, QVBoxLayout, QWidget, Signal
-from ..document import document_html, excerpt
+from ..qt import (
+    QColor, QDesktopServices, QEvent, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QTextBrowser, QTextCursor,
+    QTextEdit, QUrl, QVBoxLayout, QWidget, Qt, Signal,
+)
+from ..document import document_html, excerpt, matches_text
 
 REMOTE_SCHEMES = ("http", "https", "ftp", "mailto")
+MATCH, CURRENT = QColor("#b6e3ff"), QColor("#ff9632")  # every match of the find box (blue: the cited lines are
+# yellow), and the one it is at
+MAX_MARKED = 2000  # matches marked at most (a one-letter query in a long file): the count still says how many
 
 
 def inside(root: Path, path: Path) -> bool:
@@ -64,13 +70,21 @@ class ViewerPanel(QWidget):
         self.current: tuple[Path, str] | None = None  # (root, source) on show
         self.confirm_external: Callable[[QUrl], bool] = self._ask_before_leaving
         self.title = QLabel("No document open")
-        self.find_box = QLineEdit(placeholderText="Find in document…")
-        self.find_box.returnPressed.connect(self.find_next)
+        self.find_box = QLineEdit(placeholderText="Find in document (Enter: next, Shift+Enter: previous)")
+        self.find_box.setClearButtonEnabled(True)
+        self.find_box.textEdited.connect(self._find_typed)
+        self.find_box.installEventFilter(self)
+        self.find_count = QLabel("")  # "3 of 12", "No matches"
+        self.find_count.setStyleSheet("color:#57606a")
         self.view = DocViewer()
         self.view.anchorClicked.connect(self.follow_link)
+        self.found: list[QTextCursor] = []  # the matches of the find box's text in the file shown, in order
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
-        layout.addWidget(self.find_box)
+        find = QHBoxLayout()
+        find.addWidget(self.find_box, 1)
+        find.addWidget(self.find_count)
+        layout.addLayout(find)
         layout.addWidget(self.view, 1)
 
     def open_file(self, root: Path, source: str, *, lines: tuple[int, int] | None = None, anchor: str | None = None) -> bool:
@@ -90,6 +104,7 @@ class ViewerPanel(QWidget):
                                        f"{shown.lines:,}; open it in an editor for the rest)</i>")
         self.title.setText(f"<b>{source}</b>{span}{part}")
         self.view.pin("hl" if lines else anchor)
+        self._mark_all()  # the query is kept, as a browser's find bar keeps it: its matches in this file are counted
         return True
 
     def follow_link(self, url: QUrl) -> None:
@@ -122,12 +137,62 @@ class ViewerPanel(QWidget):
         )
         return answer == QMessageBox.StandardButton.Yes
 
-    def find_next(self) -> None:
+    # -- the find box --------------------------------------------------------------------------------
+    def eventFilter(self, obj, event):  # noqa: N802 (Qt name)
+        if obj is self.find_box and event.type() == QEvent.Type.KeyPress:
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self.find_next(backward=bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
+                return True
+            if event.key() == Qt.Key.Key_Escape and self.find_box.text():  # clears; a second Esc stops an answer
+                self.find_box.clear()
+                self._find_typed("")
+                return True
+        return super().eventFilter(obj, event)
+
+    def _find_typed(self, _text: str) -> None:
+        """Search as the user types: every match marked, the view at the first one from where it was."""
+        self._mark_all()
+        if self.found:
+            self.find_next(stay=True)
+
+    def _mark_all(self) -> None:
+        """Find every match of the box's text in the file shown and mark them; the count says how many."""
         text = self.find_box.text()
-        if not text:
-            return
+        self.found = []
+        if text:
+            cursor = self.view.document().find(text, 0)
+            while not cursor.isNull():
+                self.found.append(cursor)
+                cursor = self.view.document().find(text, cursor)
+        self._paint(None)
+
+    def _paint(self, current: int | None) -> None:
+        marks = []
+        for i, cursor in enumerate(self.found[:MAX_MARKED]):
+            mark = QTextEdit.ExtraSelection()
+            mark.cursor = cursor
+            mark.format.setBackground(CURRENT if i == current else MATCH)
+            marks.append(mark)
+        self.view.setExtraSelections(marks)
+        self.find_count.setText(matches_text(current, len(self.found), bool(self.find_box.text())))
+
+    def find_next(self, backward: bool = False, stay: bool = False) -> None:
+        """Go to the next match after the view's cursor (or before it), wrapping round at the file's end; ``stay``:
+        a match where the cursor is will do (the query grew by a letter and still matches there)."""
+        if not self.found:
+            self._mark_all()
+            if not self.found:
+                if self.find_box.text():
+                    self.status.emit(f"“{self.find_box.text()}” is not in this document")
+                return
+        here = self.view.textCursor()
+        if backward:
+            before = [i for i, c in enumerate(self.found) if c.selectionEnd() < here.selectionEnd()]
+            index = before[-1] if before else len(self.found) - 1
+        else:
+            after = [i for i, c in enumerate(self.found) if c.selectionStart() > here.selectionStart() - stay]
+            index = after[0] if after else 0
         self.view.unpin()
-        if not self.view.find(text):
-            self.view.moveCursor(QTextCursor.MoveOperation.Start)
-            if not self.view.find(text):
-                self.status.emit(f"“{text}” is not in this document")
+        self.view.setTextCursor(self.found[index])
+        self.view.ensureCursorVisible()
+        self._paint(index)
