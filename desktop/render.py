@@ -127,11 +127,7 @@ def answer_html(turn: int, answer: Answer, missing_label: str = "", changed: set
     if answer.missing_terms and missing_label:
         parts.append(f'<p style="color:#57606a">{html.escape(missing_label.format(terms=", ".join(answer.missing_terms)))}</p>')
     if answer.sources:
-        links = "  ".join(
-            f'<a href="cite:{turn}:{h.rank}">[{h.rank}] {html.escape(h.chunk.source)}</a>'
-            + (' <span style="color:#9a6700;font-size:small">(changed since this answer)</span>' if h.rank in changed else "")
-            for h in answer.sources)
-        parts.append(f"<p><b>Sources:</b> {links}</p>")
+        parts.append(sources_html(turn, answer.sources, changed))
     parts.append(f'<p style="color:#57606a;font-size:small">{timings_text(answer)}</p>')
     parts += [f'<p style="color:#9a6700;font-size:small">{html.escape(note)}</p>' for note in answer.notes]
     if answer.verdict != "verified" and answer.sentences:
@@ -139,6 +135,23 @@ def answer_html(turn: int, answer: Answer, missing_label: str = "", changed: set
         parts += [sentence_html(turn, "model", i, s) for i, s in enumerate(answer.sentences)]
         parts.append("</p>")
     return "\n".join(parts)
+
+
+def sources_html(turn: int, sources, changed: set[int] = frozenset()) -> str:
+    """The sources, one to a line with the section they come from (side by side, a path wrapped inside itself).
+
+    >>> from repobot.engine.chunk import Chunk
+    >>> from repobot.engine.retrieve import Hit
+    >>> hit = Hit(2, 0, Chunk("guide/redirects.md", "Redirects > Enabling", 5, 9, "…"), 0.03)
+    >>> print(sources_html(0, [hit], {2}))
+    <p><b>Sources:</b><br><a href="cite:0:2">[2] guide/redirects.md</a> <span style="color:#57606a;font-size:small">Redirects &gt; Enabling</span> <span style="color:#9a6700;font-size:small">(changed since this answer)</span></p>
+    """
+    lines = []
+    for h in sources:
+        heading = f' <span style="color:#57606a;font-size:small">{html.escape(h.chunk.heading)}</span>' if h.chunk.heading else ""
+        flag = ' <span style="color:#9a6700;font-size:small">(changed since this answer)</span>' if h.rank in changed else ""
+        lines.append(f'<a href="cite:{turn}:{h.rank}">[{h.rank}] {html.escape(h.chunk.source)}</a>{heading}{flag}')
+    return "<p><b>Sources:</b><br>" + "<br>".join(lines) + "</p>"
 
 
 def timings_text(answer: Answer) -> str:
@@ -149,13 +162,42 @@ def timings_text(answer: Answer) -> str:
             f"{t.tokens_per_s:.0f} tokens/s · {html.escape(answer.model)}")
 
 
-def pending_html(question: str, preview: Choice | None, writing: str = WRITING) -> str:
+def pending_html(question: str, preview: Choice | None, writing: str = WRITING, draft: str = "") -> str:
     """While the model writes: the quotes shown at once, then a grey line (``writing``: in which language the model
-    writes, when it is not the answer's) under which its text streams in (the chat panel adds each piece at the end),
-    visibly not yet checked."""
+    writes, when it is not the answer's) over its ``draft`` so far, rendered as it comes, visibly not yet checked."""
     parts = [question_html(question)]
     if preview is not None:
         parts.append(f'<p style="color:#9a6700"><b>{PREVIEW_TEXT}</b></p>')
         parts.append("<p>" + "".join(sentence_html(-1, "preview", i, s) for i, s in enumerate(preview.sentences)) + "</p>")
-    parts.append(f'<p style="color:#57606a"><i>{html.escape(writing)}</i><br>▍</p>')
+    parts.append(f'<p style="color:#57606a"><i>{html.escape(writing)}</i></p>')
+    parts.append(f'<div style="color:#57606a">{draft_html(draft)}▍</div>')
     return "\n".join(parts)
+
+
+def draft_html(text: str) -> str:
+    r"""The model's text as far as it has come, shown as the checked answer will be: fenced code as a block (from its
+    opening fence, before the closing one has come), `code`, **bold** and bullets; its citations open the passages
+    being answered from (turn -1). Unfinished markup shows as typed until its end arrives.
+
+    >>> draft_html("Use `follow_redirects=True` [1].\n```python\nhttpx.get(u")
+    'Use <code>follow_redirects=True</code> <a href="cite:-1:1">[1]</a>.<pre style="background:#f6f8fa">httpx.get(u</pre>'
+    >>> draft_html("- one\n- **two")
+    '• one<br>• **two'
+    """
+    blocks, lines, code = [], [], None  # code: the fenced block's lines while inside one
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            if code is None:
+                blocks.append("<br>".join(lines))
+                lines, code = [], []
+            else:
+                blocks.append(f'<pre style="background:#f6f8fa">{html.escape(chr(10).join(code))}</pre>')
+                code = None
+        elif code is not None:
+            code.append(line)
+        else:
+            bullet = re.match(r"\s*[-*] (.*)", line)
+            lines.append("• " + _inline(bullet[1], -1) if bullet else _inline(line, -1))
+    blocks.append("<br>".join(lines) if code is None else
+                  f'<pre style="background:#f6f8fa">{html.escape(chr(10).join(code))}</pre>')
+    return "".join(b for b in blocks if b)

@@ -13,7 +13,7 @@ from repobot.engine.retrieve import MODES
 
 from ..qt import (
     QComboBox, QEvent, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
-    QSpinBox, QTextBrowser, QTextCursor, QToolTip, QUrl, QVBoxLayout, QWidget, Qt, Signal,
+    QSpinBox, QTextBrowser, QTextCursor, QTimer, QToolTip, QUrl, QVBoxLayout, QWidget, Qt, Signal,
 )
 from ..render import WRITING, answer_html, pending_html
 from ..tasks import Busy
@@ -24,14 +24,17 @@ BROWSE = "__browse__"
 
 ERROR_STYLE = "color:#cf222e; background:#ffebe9; padding:4px"
 NOTICE_STYLE = "color:#0a3069; background:#ddf4ff; padding:4px"
+REDRAW_MS = 120  # the streamed text is redrawn at most this often (40 tokens/s: about 5 tokens a time)
 
 
 class Pending(NamedTuple):
-    """The answer being written: its question, the quotes shown meanwhile, and the line above the streamed text."""
+    """The answer being written: its question, the quotes shown meanwhile, the line above the streamed text, and
+    that text so far."""
 
     question: str
     preview: Choice | None
     writing: str
+    draft: str = ""
 
 
 class ChatPanel(QWidget):
@@ -72,12 +75,18 @@ class ChatPanel(QWidget):
         self.conversation.setOpenLinks(False)
         self.conversation.anchorClicked.connect(lambda url: self.link_clicked.emit(url.toString()))
         self.conversation.highlighted.connect(self._hovered)
+        # one stop for Tab (it stopped on every link of every answer before reaching the question); the passages
+        # are reached by keyboard in the list below it
+        self.conversation.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+            | Qt.TextInteractionFlag.LinksAccessibleByMouse)
         self.conversation.setPlaceholderText(
             "Ask a question about the documents. Citations and sources open beside the answer.")
         self.hover_text = lambda link: ""  # set by the window: the reason shown for a hovered sentence
         self.retrieved_list = QListWidget()
         self.retrieved_list.setMaximumHeight(120)
         self.retrieved_list.itemClicked.connect(lambda item: self.passage_clicked.emit(*item.data(ROLE)))
+        self.retrieved_list.itemActivated.connect(lambda item: self.passage_clicked.emit(*item.data(ROLE)))  # Enter
         self.question = QPlainTextEdit()
         self.question.setPlaceholderText("Ask a question (Enter sends, Shift+Enter for a new line)")
         self.question.setMaximumHeight(80)
@@ -93,6 +102,8 @@ class ChatPanel(QWidget):
         self.copy_button.clicked.connect(self.copy_requested)
         self._layout()
         self.history_html = ""  # the finished turns, rendered once each
+        self.redraw = QTimer(self, singleShot=True, interval=REDRAW_MS)  # the streamed text, drawn in batches
+        self.redraw.timeout.connect(self._render_pending)
         self.pending: Pending | None = None  # the answer being written
 
     def _layout(self) -> None:
@@ -178,6 +189,7 @@ class ChatPanel(QWidget):
         self.history_html = "".join(answer_html(i, a, language(a.language).missing_label, changed)
                                     for i, (a, changed) in enumerate(turns))
         self.pending = None
+        self.redraw.stop()
         self._set_html(self.history_html, keep_place)
 
     def begin(self, question: str) -> None:
@@ -199,14 +211,15 @@ class ChatPanel(QWidget):
             self._render_pending()
 
     def add_token(self, text: str) -> None:
-        following = self._at_end()
-        cursor = QTextCursor(self.conversation.document())
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.insertText(text)
-        if following:
-            self._to_end()
+        """A piece of the model's text: shown rendered (code as code) at the next redraw, a few times a second."""
+        if self.pending is not None:
+            self.pending = self.pending._replace(draft=self.pending.draft + text)
+            if not self.redraw.isActive():
+                self.redraw.start()
 
     def _render_pending(self) -> None:
+        if self.pending is None:
+            return
         self._set_html(self.history_html + pending_html(*self.pending), keep_place=True)  # a reader scrolled up stays
 
     def _set_html(self, markup: str, keep_place: bool) -> None:

@@ -994,3 +994,82 @@ def test_a_data_folder_that_cannot_be_written_is_said_at_start_and_the_saved_ind
     assert "answers are shown but not saved" in win.chat.banner.text()
     assert win.ask("Does HTTPX follow redirects by default?")
     qtbot.waitUntil(lambda: len(win.controller.turns) == 1 and idle(win.controller), timeout=20000)
+
+
+def test_the_find_box_counts_and_marks_every_match_goes_both_ways_and_keeps_its_query_for_the_next_file(qtbot, tmp_path):
+    from repobot.desktop.panels.viewer import CURRENT, ViewerPanel
+    from repobot.desktop.qt import QEvent, Qt
+    from PySide6.QtGui import QKeyEvent
+
+    (tmp_path / "a.md").write_text("# Proxy\n\nA proxy here.\n\nAnother PROXY there.\n\nThe last proxy.\n", encoding="utf-8")
+    (tmp_path / "b.md").write_text("# Timeouts\n\nNo such word.\n", encoding="utf-8")
+    viewer = ViewerPanel()
+    qtbot.addWidget(viewer)
+    viewer.show()
+    assert viewer.open_file(tmp_path, "a.md")
+
+    def at() -> int:
+        return viewer.view.textCursor().selectionStart()
+
+    def press(key, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
+        viewer.eventFilter(viewer.find_box, QKeyEvent(QEvent.Type.KeyPress, key, modifiers))
+
+    qtbot.keyClicks(viewer.find_box, "prox")  # searched as it is typed, in any case
+    assert len(viewer.found) == 4 and viewer.find_count.text() == "1 of 4"
+    first = at()
+    qtbot.keyClicks(viewer.find_box, "y")  # the match it is at still matches: it stays there
+    assert at() == first and viewer.find_count.text() == "1 of 4"
+    marks = viewer.view.extraSelections()
+    assert len(marks) == 4 and [m.format.background().color() == CURRENT for m in marks] == [True, False, False, False]
+    press(Qt.Key.Key_Return)
+    assert viewer.find_count.text() == "2 of 4" and at() > first
+    press(Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    press(Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)  # before the first: round to the last
+    assert viewer.find_count.text() == "4 of 4"
+    press(Qt.Key.Key_Return)
+    assert viewer.find_count.text() == "1 of 4" and at() == first  # after the last: round to the first
+
+    assert viewer.open_file(tmp_path, "b.md")  # the query is kept, and counted in the new file
+    assert viewer.find_box.text() == "proxy" and viewer.find_count.text() == "No matches"
+    assert viewer.view.extraSelections() == []
+    assert viewer.open_file(tmp_path, "a.md")
+    assert viewer.find_count.text() == "4 matches" and len(viewer.view.extraSelections()) == 4
+    press(Qt.Key.Key_Escape)  # clears the box and the marks
+    assert viewer.find_box.text() == "" and viewer.find_count.text() == "" and viewer.view.extraSelections() == []
+
+
+def test_the_draft_is_shown_rendered_while_it_streams_not_as_raw_markdown(window, qtbot):
+    win = window()
+    chat = win.chat
+    chat.begin("How do I follow redirects?")
+    for piece in ("Pass `follow_", "redirects=True` [1]:\n", "```python\n", "client.get(url, follow_redirects=True)"):
+        chat.add_token(piece)
+
+    def shown() -> str:
+        return chat.conversation.toPlainText()
+
+    qtbot.waitUntil(lambda: "client.get(url, follow_redirects=True)" in shown(), timeout=3000)
+    assert "`" not in shown() and "Pass follow_redirects=True [1]:" in shown()  # code spans and the open fence rendered
+    markup = chat.conversation.toHtml()
+    assert "<pre" in markup and 'href="cite:-1:1"' in markup  # the block as code; the citation opens its passage
+    chat.add_token("\n```\nDone [1].")
+    qtbot.waitUntil(lambda: "Done [1]." in shown(), timeout=3000)
+    assert shown().rstrip().endswith("Done [1].▍")
+
+
+def test_tab_passes_over_the_answers_links_in_one_stop_and_enter_in_the_passage_list_opens_a_passage(window, qtbot):
+    from repobot.desktop.qt import Qt
+
+    win = window()
+    ask_and_wait(qtbot, win)
+    conversation = win.chat.conversation
+    assert "cite:0:1" in conversation.toHtml()  # the answer has links Tab used to stop on, one by one
+    conversation.setFocus()
+    qtbot.waitUntil(conversation.hasFocus, timeout=2000)
+    qtbot.keyClick(conversation, Qt.Key.Key_Tab)
+    assert not conversation.hasFocus() and not conversation.textCursor().hasSelection()
+    passages = win.chat.retrieved_list
+    passages.setFocus()
+    passages.setCurrentRow(0)
+    qtbot.keyClick(passages, Qt.Key.Key_Return)
+    assert win.viewer.title.text().startswith("<b>guide/redirects.md</b>")
