@@ -24,6 +24,9 @@ BROWSE = "__browse__"
 
 ERROR_STYLE = "color:#cf222e; background:#ffebe9; padding:4px"
 NOTICE_STYLE = "color:#0a3069; background:#ddf4ff; padding:4px"
+STOP_TEXT = {Busy.INDEXING: "Stop indexing"}
+STOP_TIPS = {Busy.ANSWERING: "Stop the answer being written (Esc): what it wrote is checked, and quotes are shown",
+             Busy.INDEXING: "Stop indexing this folder (Esc): nothing indexed before is lost; Re-index to finish"}
 REDRAW_MS = 120  # the streamed text is redrawn at most this often (40 tokens/s: about 5 tokens a time)
 
 
@@ -168,6 +171,9 @@ class ChatPanel(QWidget):
     def set_busy(self, busy: Busy, models_ok: bool) -> None:
         self.ask_button.setEnabled(models_ok and busy is not Busy.ANSWERING)
         self.stop_button.setEnabled(busy in (Busy.ANSWERING, Busy.INDEXING))
+        # it stops whatever runs: say which (beside Ask, "Stop" read as stopping an answer while a folder indexed)
+        self.stop_button.setText(STOP_TEXT.get(busy, "Stop"))
+        self.stop_button.setToolTip(STOP_TIPS.get(busy, ""))
 
     def show_error(self, message: str) -> None:
         self._show_banner(message, ERROR_STYLE)

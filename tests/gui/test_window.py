@@ -1073,3 +1073,14 @@ def test_tab_passes_over_the_answers_links_in_one_stop_and_enter_in_the_passage_
     passages.setCurrentRow(0)
     qtbot.keyClick(passages, Qt.Key.Key_Return)
     assert win.viewer.title.text().startswith("<b>guide/redirects.md</b>")
+
+
+def test_stop_says_what_it_stops(window):
+    chat = window().chat
+    chat.set_busy(Busy.INDEXING, models_ok=True)
+    assert chat.stop_button.isEnabled() and chat.stop_button.text() == "Stop indexing"
+    assert "Re-index" in chat.stop_button.toolTip()
+    chat.set_busy(Busy.ANSWERING, models_ok=True)
+    assert chat.stop_button.text() == "Stop" and "answer" in chat.stop_button.toolTip()
+    chat.set_busy(Busy.IDLE, models_ok=True)
+    assert not chat.stop_button.isEnabled() and chat.stop_button.text() == "Stop"
