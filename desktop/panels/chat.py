@@ -212,8 +212,8 @@ class ChatPanel(QWidget):
 
     def show_drafting(self, label: str) -> None:
         """Say, above the text about to stream in, which language the model writes in when it is not the answer's."""
-        if self.pending is not None and label != self.pending.writing:
-            self.pending = self.pending._replace(writing=label)
+        if self.pending is not None and label != self.pending.writing:  # a second draft replaces the first one's text
+            self.pending = self.pending._replace(writing=label, draft="")
             self._render_pending()
 
     def add_token(self, text: str) -> None:

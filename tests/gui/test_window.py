@@ -1055,6 +1055,10 @@ def test_the_draft_is_shown_rendered_while_it_streams_not_as_raw_markdown(window
     chat.add_token("\n```\nDone [1].")
     qtbot.waitUntil(lambda: "Done [1]." in shown(), timeout=3000)
     assert shown().rstrip().endswith("Done [1].▍")
+    chat.show_drafting("Its first draft was not backed by the passages; it writes again.")  # a second draft
+    chat.add_token("Again [2].")
+    qtbot.waitUntil(lambda: "Again [2]." in shown(), timeout=3000)
+    assert "Done [1]." not in shown() and "client.get" not in shown()  # the first draft's text is gone, as before
 
 
 def test_tab_passes_over_the_answers_links_in_one_stop_and_enter_in_the_passage_list_opens_a_passage(window, qtbot):
