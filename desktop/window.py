@@ -98,7 +98,8 @@ class MainWindow(QMainWindow):
         QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.chat.ask_from_box)
         QShortcut(QKeySequence("Escape"), self, activated=c.cancel)
         QShortcut(QKeySequence("Ctrl+L"), self, activated=self.chat.question.setFocus)
-        QShortcut(QKeySequence.StandardKey.Find, self, activated=self.viewer.find_box.setFocus)
+        QShortcut(QKeySequence.StandardKey.Find, self, activated=self.viewer.focus_find)
+        QShortcut(QKeySequence.StandardKey.New, self, activated=c.conversation.new)
 
     def fit_screen(self, wanted: QSize = QSize(1500, 900), panes: tuple[int, ...] = ()) -> None:
         """Open at ``wanted``, or at the screen's free area when that is smaller (a 1366 x 768 laptop), so that the

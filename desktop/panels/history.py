@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from ..qt import (
-    QFileDialog, QFontMetrics, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
+    QFileDialog, QFontMetrics, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMessageBox, QPushButton,
     QSize, QVBoxLayout, QWidget, Qt, Signal,
 )
 from .layout import button_grid
@@ -33,11 +33,13 @@ class HistoryPanel(QWidget):
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.itemClicked.connect(lambda item: self.open_requested.emit(item.data(ROLE)))
+        self.list.itemActivated.connect(lambda item: self.open_requested.emit(item.data(ROLE)))  # Enter, by keyboard
         buttons = []
         for text, slot in (("New", self.new_requested.emit), ("Rename", self._rename), ("Delete", self._delete),
                            ("Export…", self._export)):
             buttons.append(QPushButton(text))
             buttons[-1].clicked.connect(slot)
+        buttons[0].setToolTip("A new conversation (Ctrl+N)")
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Conversations</b>"))
         layout.addWidget(self.search_box)
@@ -78,8 +80,17 @@ class HistoryPanel(QWidget):
             self.rename_requested.emit(current, title)
 
     def _delete(self) -> None:
-        if self.selected() is not None:
-            self.delete_requested.emit(self.selected())
+        current = self.selected()
+        if current is not None and self.confirm_delete(self.list.currentItem().toolTip()):
+            self.delete_requested.emit(current)
+
+    def confirm_delete(self, title: str) -> bool:
+        """Ask before a conversation is deleted: it is gone from disk (it went at one click, without a word)."""
+        answer = QMessageBox.question(
+            self, "Delete conversation", f"Delete “{title}” and its answers?\n\nThis cannot be undone: Export… keeps a "
+            "copy as markdown first.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
 
     def _export(self) -> None:
         current = self.selected()

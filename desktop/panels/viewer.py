@@ -149,6 +149,11 @@ class ViewerPanel(QWidget):
                 return True
         return super().eventFilter(obj, event)
 
+    def focus_find(self) -> None:
+        """Ctrl+F: to the find box, its query selected, so that typing replaces it and Enter finds it again."""
+        self.find_box.setFocus()
+        self.find_box.selectAll()
+
     def _find_typed(self, _text: str) -> None:
         """Search as the user types: every match marked, the view at the first one from where it was."""
         self._mark_all()

@@ -315,3 +315,28 @@ def test_a_moved_folder_with_a_file_problem_says_both(open_window, qtbot, docs, 
     banner = again.chat.banner.text()
     assert banner.startswith(f"This folder was at {docs}: its index and conversations came with it.")
     assert "1 file(s) had problems: broken.md" in banner and again.history.list.count() == 1
+
+
+def test_delete_asks_first_enter_opens_a_conversation_and_ctrl_n_starts_one(open_window, qtbot):
+    from repobot.desktop.qt import Qt
+
+    win = open_window()
+    ask(qtbot, win, "Does HTTPX follow redirects by default?")
+    first = win.controller.conversation.id
+    history = win.history
+    history.list.setCurrentRow(0)
+    asked = []
+    history.confirm_delete = lambda title: asked.append(title) or False  # the user says No
+    history._delete()
+    assert asked == ["Does HTTPX follow redirects by default?"] and history.list.count() == 1  # it was gone at once
+    win.activateWindow()
+    qtbot.waitUntil(win.isActiveWindow, timeout=3000)
+    qtbot.keyClick(win, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)  # a new conversation
+    assert win.controller.conversation.id != first and win.controller.turns == []
+    history.list.setFocus()
+    history.list.setCurrentRow(0)
+    qtbot.keyClick(history.list, Qt.Key.Key_Return)  # opened by keyboard, not only by a click
+    assert win.controller.conversation.id == first and len(win.controller.turns) == 1
+    history.confirm_delete = lambda title: True
+    history._delete()
+    assert history.list.count() == 0 and win.controller.turns == []

@@ -1034,6 +1034,8 @@ def test_the_find_box_counts_and_marks_every_match_goes_both_ways_and_keeps_its_
     assert viewer.view.extraSelections() == []
     assert viewer.open_file(tmp_path, "a.md")
     assert viewer.find_count.text() == "4 matches" and len(viewer.view.extraSelections()) == 4
+    viewer.focus_find()  # Ctrl+F: the query selected, so that typing replaces it
+    assert viewer.find_box.selectedText() == "proxy"
     press(Qt.Key.Key_Escape)  # clears the box and the marks
     assert viewer.find_box.text() == "" and viewer.find_count.text() == "" and viewer.view.extraSelections() == []
 
