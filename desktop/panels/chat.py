@@ -12,11 +12,12 @@ from repobot.engine.quote import Choice
 from repobot.engine.retrieve import MODES
 
 from ..qt import (
-    QComboBox, QEvent, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
+    QComboBox, QEvent, QFileDialog, QGuiApplication, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
     QSpinBox, QTextBrowser, QTextCursor, QTimer, QToolTip, QUrl, QVBoxLayout, QWidget, Qt, Signal,
 )
 from ..render import WRITING, answer_html, pending_html
 from ..tasks import Busy
+from .layout import on_enter
 
 ROLE = Qt.ItemDataRole.UserRole
 BROWSE = "__browse__"
@@ -89,7 +90,7 @@ class ChatPanel(QWidget):
         self.retrieved_list = QListWidget()
         self.retrieved_list.setMaximumHeight(120)
         self.retrieved_list.itemClicked.connect(lambda item: self.passage_clicked.emit(*item.data(ROLE)))
-        self.retrieved_list.itemActivated.connect(lambda item: self.passage_clicked.emit(*item.data(ROLE)))  # Enter
+        on_enter(self.retrieved_list, lambda item: self.passage_clicked.emit(*item.data(ROLE)))
         self.question = QPlainTextEdit()
         self.question.setPlaceholderText("Ask a question (Enter sends, Shift+Enter for a new line)")
         self.question.setMaximumHeight(80)
@@ -106,7 +107,7 @@ class ChatPanel(QWidget):
         self._layout()
         self.history_html = ""  # the finished turns, rendered once each
         self.redraw = QTimer(self, singleShot=True, interval=REDRAW_MS)  # the streamed text, drawn in batches
-        self.redraw.timeout.connect(self._render_pending)
+        self.redraw.timeout.connect(self._redraw_draft)
         self.pending: Pending | None = None  # the answer being written
 
     def _layout(self) -> None:
@@ -223,16 +224,33 @@ class ChatPanel(QWidget):
             if not self.redraw.isActive():
                 self.redraw.start()
 
+    def _redraw_draft(self) -> None:
+        """The timer's redraw of the streamed text; put off while a mouse button is down in the conversation (a
+        selection being dragged there was dropped by the redraw)."""
+        if QGuiApplication.mouseButtons() != Qt.MouseButton.NoButton and self.conversation.viewport().underMouse():
+            self.redraw.start()
+            return
+        self._render_pending()
+
     def _render_pending(self) -> None:
         if self.pending is None:
             return
         self._set_html(self.history_html + pending_html(*self.pending), keep_place=True)  # a reader scrolled up stays
 
     def _set_html(self, markup: str, keep_place: bool) -> None:
-        """Show ``markup``; at its end, unless ``keep_place`` and the reader had scrolled up, who then stays put."""
+        """Show ``markup``; at its end, unless ``keep_place`` and the reader had scrolled up, who then stays put. Text
+        the reader selected stays selected (the answers above are drawn again the same, so it is where it was)."""
         bar = self.conversation.verticalScrollBar()
         reading, kept = keep_place and not self._at_end(), bar.value()
-        self.conversation.setHtml(markup)
+        selected = self.conversation.textCursor()
+        selection = (selected.anchor(), selected.position()) if selected.hasSelection() else None  # numbers: the
+        self.conversation.setHtml(markup)  # cursor itself follows the text it was in, which this replaces
+        if selection:
+            last = self.conversation.document().characterCount() - 1
+            cursor = QTextCursor(self.conversation.document())
+            cursor.setPosition(min(selection[0], last))
+            cursor.setPosition(min(selection[1], last), QTextCursor.MoveMode.KeepAnchor)
+            self.conversation.setTextCursor(cursor)
         if reading:
             bar.setValue(kept)
         else:
@@ -244,6 +262,10 @@ class ChatPanel(QWidget):
         return bar.value() >= bar.maximum() - 20
 
     def _to_end(self) -> None:
+        if self.conversation.textCursor().hasSelection():  # scrolled there without moving it, which would drop it
+            bar = self.conversation.verticalScrollBar()
+            bar.setValue(bar.maximum())
+            return
         self.conversation.moveCursor(QTextCursor.MoveOperation.End)
         self.conversation.ensureCursorVisible()
 

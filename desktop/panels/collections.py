@@ -9,11 +9,11 @@ from typing import NamedTuple, Sequence
 from repobot.engine.load import read_markdown
 
 from ..qt import (
-    QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QProgressBar,
+    QCheckBox, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QProgressBar,
     QPushButton, QSizePolicy, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget, Qt, Signal,
 )
 from ..document import heading_lines
-from .layout import button_grid
+from .layout import ask_yes_no, button_grid
 
 ROLE = Qt.ItemDataRole.UserRole
 LANGUAGE_NAMES = {
@@ -257,11 +257,8 @@ class CollectionsPanel(QWidget):
 
     def confirm_removal(self, root: str) -> bool:
         """Ask before a folder leaves the list (it was removed at once, conversations and all, off the screen)."""
-        answer = QMessageBox.question(
-            self, "Remove folder", f"Remove {self.name(root)} from RepoBot?\n\nNothing on disk is deleted: add the "
-            "folder again to have its index and conversations back.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
-        return answer == QMessageBox.StandardButton.Yes
+        return ask_yes_no(self, "Remove folder", f"Remove {self.name(root)} from RepoBot?\n\nNothing on disk is deleted: "
+                          "add the folder again to have its index and conversations back.")
 
     def _clicked(self, item: QTreeWidgetItem) -> None:
         entry: Entry = item.data(0, ROLE)

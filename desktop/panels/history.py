@@ -7,10 +7,10 @@ import time
 from pathlib import Path
 
 from ..qt import (
-    QFileDialog, QFontMetrics, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMessageBox, QPushButton,
+    QFileDialog, QFontMetrics, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
     QSize, QVBoxLayout, QWidget, Qt, Signal,
 )
-from .layout import button_grid
+from .layout import ask_yes_no, button_grid, on_enter
 
 ROLE = Qt.ItemDataRole.UserRole
 
@@ -33,7 +33,7 @@ class HistoryPanel(QWidget):
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.itemClicked.connect(lambda item: self.open_requested.emit(item.data(ROLE)))
-        self.list.itemActivated.connect(lambda item: self.open_requested.emit(item.data(ROLE)))  # Enter, by keyboard
+        on_enter(self.list, lambda item: self.open_requested.emit(item.data(ROLE)))
         buttons = []
         for text, slot in (("New", self.new_requested.emit), ("Rename", self._rename), ("Delete", self._delete),
                            ("Export…", self._export)):
@@ -86,11 +86,8 @@ class HistoryPanel(QWidget):
 
     def confirm_delete(self, title: str) -> bool:
         """Ask before a conversation is deleted: it is gone from disk (it went at one click, without a word)."""
-        answer = QMessageBox.question(
-            self, "Delete conversation", f"Delete “{title}” and its answers?\n\nThis cannot be undone: Export… keeps a "
-            "copy as markdown first.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
-        return answer == QMessageBox.StandardButton.Yes
+        return ask_yes_no(self, "Delete conversation", f"Delete “{title}” and its answers?\n\nThis cannot be undone: "
+                          "Export… keeps a copy as markdown first.")
 
     def _export(self) -> None:
         current = self.selected()

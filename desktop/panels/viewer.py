@@ -139,13 +139,18 @@ class ViewerPanel(QWidget):
 
     # -- the find box --------------------------------------------------------------------------------
     def eventFilter(self, obj, event):  # noqa: N802 (Qt name)
-        if obj is self.find_box and event.type() == QEvent.Type.KeyPress:
-            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-                self.find_next(backward=bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
+        if obj is self.find_box:
+            escape = event.type() in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress) and event.key() == Qt.Key.Key_Escape
+            if escape and self.find_box.text():
+                # Esc clears the box; only a second Esc reaches the window's, which stops an answer or indexing. Qt
+                # offers a key to the shortcuts first: claiming the override keeps it here.
+                event.accept()
+                if event.type() == QEvent.Type.KeyPress:
+                    self.find_box.clear()
+                    self._find_typed("")
                 return True
-            if event.key() == Qt.Key.Key_Escape and self.find_box.text():  # clears; a second Esc stops an answer
-                self.find_box.clear()
-                self._find_typed("")
+            if event.type() == QEvent.Type.KeyPress and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self.find_next(backward=bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
                 return True
         return super().eventFilter(obj, event)
 
@@ -172,18 +177,22 @@ class ViewerPanel(QWidget):
         self._paint(None)
 
     def _paint(self, current: int | None) -> None:
+        marked = list(range(min(len(self.found), MAX_MARKED)))
+        if current is not None and current >= MAX_MARKED:  # past the cap, the one it is at is still shown
+            marked.append(current)
         marks = []
-        for i, cursor in enumerate(self.found[:MAX_MARKED]):
+        for i in marked:
             mark = QTextEdit.ExtraSelection()
-            mark.cursor = cursor
+            mark.cursor = self.found[i]
             mark.format.setBackground(CURRENT if i == current else MATCH)
             marks.append(mark)
         self.view.setExtraSelections(marks)
         self.find_count.setText(matches_text(current, len(self.found), bool(self.find_box.text())))
 
     def find_next(self, backward: bool = False, stay: bool = False) -> None:
-        """Go to the next match after the view's cursor (or before it), wrapping round at the file's end; ``stay``:
-        a match where the cursor is will do (the query grew by a letter and still matches there)."""
+        """Go to the next match after the one it is at (or before it), wrapping round at the file's end. At none yet
+        (a file just opened at its cited lines), from the top of what the reader sees, a match there included.
+        ``stay``: the match it is at will do (the query grew by a letter and still matches there)."""
         if not self.found:
             self._mark_all()
             if not self.found:
@@ -191,11 +200,16 @@ class ViewerPanel(QWidget):
                     self.status.emit(f"“{self.find_box.text()}” is not in this document")
                 return
         here = self.view.textCursor()
+        if here.hasSelection():
+            start, end = here.selectionStart(), here.selectionEnd()
+        else:  # where the reader is looking, not where the text cursor was left (the file's start)
+            start = end = self.view.cursorForPosition(self.view.viewport().rect().topLeft()).position()
+            stay = True
         if backward:
-            before = [i for i, c in enumerate(self.found) if c.selectionEnd() < here.selectionEnd()]
+            before = [i for i, c in enumerate(self.found) if c.selectionEnd() < end or (stay and c.selectionEnd() == end)]
             index = before[-1] if before else len(self.found) - 1
         else:
-            after = [i for i, c in enumerate(self.found) if c.selectionStart() > here.selectionStart() - stay]
+            after = [i for i, c in enumerate(self.found) if c.selectionStart() > start or (stay and c.selectionStart() == start)]
             index = after[0] if after else 0
         self.view.unpin()
         self.view.setTextCursor(self.found[index])

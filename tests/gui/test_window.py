@@ -314,15 +314,32 @@ def test_remove_asks_first_and_no_keeps_the_folder(window, monkeypatch):
     folder = c.active
 
     def reply(answer):
-        return lambda *args: asked.append(args[2]) or answer
+        return lambda parent, title, text: asked.append(text) or answer
 
     win.collections.tree.setCurrentItem(win.collections.tree.topLevelItem(c.collections.index(folder)))
-    monkeypatch.setattr(panel.QMessageBox, "question", reply(panel.QMessageBox.StandardButton.No))
+    monkeypatch.setattr(panel, "ask_yes_no", reply(False))
     win.collections.remove_button.click()
     assert folder in c.collections and "Nothing on disk is deleted" in asked[0]
-    monkeypatch.setattr(panel.QMessageBox, "question", reply(panel.QMessageBox.StandardButton.Yes))
+    monkeypatch.setattr(panel, "ask_yes_no", reply(True))
     win.collections.remove_button.click()
     assert folder not in c.collections
+
+
+def test_the_question_before_removing_shows_its_text_as_written_and_says_no_by_default(qtbot):
+    from repobot.desktop.panels.layout import ask_yes_no
+    from repobot.desktop.qt import QApplication, QMessageBox, QTimer, Qt
+
+    seen = []
+
+    def look():
+        box = QApplication.activeModalWidget()
+        seen.append((box.textFormat(), box.text(), box.defaultButton() is box.button(QMessageBox.StandardButton.No)))
+        box.defaultButton().click()
+
+    QTimer.singleShot(50, look)
+    title = "How do I use `<code>` in a `<pre>` block?"
+    assert ask_yes_no(None, "Delete conversation", f"Delete “{title}”?") is False
+    assert seen == [(Qt.TextFormat.PlainText, f"Delete “{title}”?", True)]
 
 
 def test_browse_for_a_model_starts_in_the_data_folders_models_or_home(tmp_path, monkeypatch):
@@ -1090,3 +1107,77 @@ def test_stop_says_what_it_stops(window):
     assert chat.stop_button.text() == "Stop" and "answer" in chat.stop_button.toolTip()
     chat.set_busy(Busy.IDLE, models_ok=True)
     assert not chat.stop_button.isEnabled() and chat.stop_button.text() == "Stop"
+
+
+def test_esc_in_the_find_box_clears_it_and_only_a_second_esc_reaches_the_windows_stop(window, qtbot, docs):
+    from repobot.desktop.qt import QKeySequence, QShortcut, Qt
+
+    win = window()
+    stops = []
+    escape = next(s for s in win.findChildren(QShortcut) if s.key() == QKeySequence("Escape"))
+    escape.activated.connect(lambda: stops.append("stop"))
+    assert win.viewer.open_file(docs, "timeouts.md")
+    win.activateWindow()
+    qtbot.waitUntil(win.isActiveWindow, timeout=3000)
+    win.viewer.focus_find()
+    qtbot.keyClicks(win.viewer.find_box, "timeout")
+    assert win.viewer.find_count.text() == "1 of 4"
+    qtbot.keyClick(win.viewer.find_box, Qt.Key.Key_Escape)
+    assert win.viewer.find_box.text() == "" and stops == []  # it stopped the answer (or the indexing) and kept the query
+    qtbot.keyClick(win.viewer.find_box, Qt.Key.Key_Escape)
+    assert stops == ["stop"]
+
+
+def test_find_starts_where_the_reader_is_looking_not_at_the_files_start(qtbot, tmp_path):
+    from repobot.desktop.panels.viewer import ViewerPanel
+
+    filler = "\n\n".join(f"Paragraph {i} about proxy settings." for i in range(200))
+    (tmp_path / "long.md").write_text(f"# Proxy\n\n{filler}\n\n## Target\n\nThe cited proxy line.\n\n{filler}\n", encoding="utf-8")
+    cited = f"# Proxy\n\n{filler}\n\n## Target\n\n".count("\n") + 1
+    viewer = ViewerPanel()
+    qtbot.addWidget(viewer)
+    viewer.resize(500, 400)
+    viewer.show()
+    assert viewer.open_file(tmp_path, "long.md", lines=(cited, cited))
+    scrolled = viewer.view.verticalScrollBar().value()
+    assert scrolled > 0
+    qtbot.keyClicks(viewer.find_box, "proxy")
+    assert viewer.view.verticalScrollBar().value() >= scrolled * 0.9  # it jumped back to the top of the file
+    assert int(viewer.find_count.text().split(" of ")[0]) > 150
+
+
+def test_text_selected_in_an_earlier_answer_stays_selected_while_the_next_one_streams(window, qtbot):
+    from repobot.desktop.qt import QTextCursor
+
+    win = window()
+    chat = win.chat
+    ask_and_wait(qtbot, win)
+    text = chat.conversation.toPlainText()
+    start = text.index("follow redirects by default")
+    cursor = chat.conversation.textCursor()
+    cursor.setPosition(start)
+    cursor.setPosition(start + len("follow redirects"), QTextCursor.MoveMode.KeepAnchor)
+    chat.conversation.setTextCursor(cursor)
+    chat.begin("And how do I enable it?")
+    for piece in ("Pass `follow_redirects=True` ", "to enable it [1]."):
+        chat.add_token(piece)
+    qtbot.waitUntil(lambda: "to enable it [1]." in chat.conversation.toPlainText(), timeout=3000)
+    assert chat.conversation.textCursor().selectedText() == "follow redirects"  # a redraw dropped it
+    bar = chat.conversation.verticalScrollBar()
+    assert bar.value() >= bar.maximum() - 20  # and the view still follows the text being written
+
+
+def test_the_streamed_text_is_not_redrawn_under_a_selection_being_dragged(window, qtbot, monkeypatch):
+    from repobot.desktop.panels import chat as panel
+    from repobot.desktop.qt import Qt
+
+    chat = window().chat
+    chat.begin("How do I follow redirects?")
+    held = {"button": Qt.MouseButton.LeftButton}
+    monkeypatch.setattr(panel.QGuiApplication, "mouseButtons", lambda: held["button"])
+    monkeypatch.setattr(chat.conversation.viewport(), "underMouse", lambda: True)
+    chat.add_token("Pass it [1].")
+    qtbot.wait(400)  # three redraw periods
+    assert "Pass it [1]." not in chat.conversation.toPlainText() and chat.redraw.isActive()  # put off, not dropped
+    held["button"] = Qt.MouseButton.NoButton  # the button is let go
+    qtbot.waitUntil(lambda: "Pass it [1]." in chat.conversation.toPlainText(), timeout=2000)
