@@ -1094,8 +1094,14 @@ def test_tab_passes_over_the_answers_links_in_one_stop_and_enter_in_the_passage_
     passages = win.chat.retrieved_list
     passages.setFocus()
     passages.setCurrentRow(0)
+    opened = []
+    win.chat.passage_clicked.connect(lambda root, hit: opened.append(hit.rank))
     qtbot.keyClick(passages, Qt.Key.Key_Return)
-    assert win.viewer.title.text().startswith("<b>guide/redirects.md</b>")
+    assert win.viewer.title.text().startswith("<b>guide/redirects.md</b>") and opened == [1]
+    place = passages.visualItemRect(passages.item(0)).center()
+    qtbot.mouseClick(passages.viewport(), Qt.MouseButton.LeftButton, pos=place)
+    qtbot.mouseDClick(passages.viewport(), Qt.MouseButton.LeftButton, pos=place)  # a double click's second press
+    assert opened == [1, 1]  # opened by the click, once (itemActivated opened it again on the double click)
 
 
 def test_stop_says_what_it_stops(window):
