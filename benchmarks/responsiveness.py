@@ -5,13 +5,17 @@
 A 10 ms timer ticks in the window's thread; the longest gap between two ticks is
 how long the window could not repaint or take input. Measured from the moment
 the models are loaded (the torch import before that is reported separately).
-Then Stop, pressed 1.5 s after the model began reading an answer's prompt:
+``answer_tokens_per_s_drawn`` / ``_not_drawn``: the model's decoding speed on one question asked four times,
+alternately with its text drawn as it comes and drawn only once done, under 30 answers on screen (what
+redrawing costs). Then Stop, pressed
+1.5 s after the model began reading an answer's prompt:
 ``stop_ms`` is how long until the window was free to take the next question.
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -47,6 +51,7 @@ def main() -> int:
 
     from PySide6.QtCore import QEventLoop
 
+    from repobot.desktop.panels.chat import REDRAW_MS
     from repobot.desktop.qt import QApplication, QTimer
     from repobot.desktop.window import MainWindow
     from repobot.desktop.settings import SettingsStore
@@ -74,6 +79,23 @@ def main() -> int:
     win.ask("Does httpx follow redirects by default?")
     wait(lambda: bool(c.turns) and c.busy is Busy.IDLE)
     result["answering_stall_ms"] = round(watch.reset() * 1000)
+    # decoding while the window draws the streamed text as it comes (rendered, every REDRAW_MS, under 30 answers
+    # on screen), against the same answer with the text drawn only once it is done; alternating, each in a new
+    # conversation (the model reads the same prompt) with those 30 answers put on screen above it
+    long_history = win.chat.history_html * 30
+    speeds: dict[str, list[float]] = {"drawn": [], "not drawn": []}
+    for n in range(4):
+        drawn = n % 2 == 0
+        win.chat.redraw.setInterval(REDRAW_MS if drawn else 10**8)
+        c.conversation.new()
+        win.chat.history_html = long_history
+        win.ask("How do I stream a large download without loading it into memory?")
+        wait(lambda: bool(c.turns) and c.busy is Busy.IDLE)
+        speeds["drawn" if drawn else "not drawn"].append(c.turns[-1].answer.timings.tokens_per_s)
+    win.chat.redraw.setInterval(REDRAW_MS)
+    result["answer_tokens_per_s_drawn"] = round(statistics.median(speeds["drawn"]), 1)
+    result["answer_tokens_per_s_not_drawn"] = round(statistics.median(speeds["not drawn"]), 1)
+    watch.reset()
     result["ticks"] = watch.ticks
     drafting = []
     c.drafting.connect(lambda *_: drafting.append(time.perf_counter()))

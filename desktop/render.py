@@ -36,6 +36,7 @@ VERDICT_TEXT = {
 STOPPED_TEXT = ("#9a6700", "❝ Stopped before the model's answer was complete: quoted from the documents.")
 PREVIEW_TEXT = "❝ Quoted from the documents while the model writes its answer; it replaces these quotes once checked."
 ADDED_BY_CHECKER = "cited by RepoBot"
+STREAMING = "▍"  # after the text being written
 _CITE = re.compile(r"\[(\d+)\]")
 
 
@@ -162,16 +163,26 @@ def timings_text(answer: Answer) -> str:
             f"{t.tokens_per_s:.0f} tokens/s · {html.escape(answer.model)}")
 
 
-def pending_html(question: str, preview: Choice | None, writing: str = WRITING, draft: str = "") -> str:
+def pending_html(question: str, preview: Choice | None, writing: str = WRITING) -> str:
     """While the model writes: the quotes shown at once, then a grey line (``writing``: in which language the model
-    writes, when it is not the answer's) over its ``draft`` so far, rendered as it comes, visibly not yet checked."""
+    writes, when it is not the answer's), and last a block with the cursor mark alone, which the chat panel replaces
+    with ``streamed_html`` of the text so far (it redraws that block only, not the answers above)."""
     parts = [question_html(question)]
     if preview is not None:
         parts.append(f'<p style="color:#9a6700"><b>{PREVIEW_TEXT}</b></p>')
         parts.append("<p>" + "".join(sentence_html(-1, "preview", i, s) for i, s in enumerate(preview.sentences)) + "</p>")
     parts.append(f'<p style="color:#57606a"><i>{html.escape(writing)}</i></p>')
-    parts.append(f'<div style="color:#57606a">{draft_html(draft)}▍</div>')
+    parts.append(f'<div style="color:#57606a">{STREAMING}</div>')
     return "\n".join(parts)
+
+
+def streamed_html(draft: str) -> str:
+    """The model's text so far, grey (not checked yet), with the mark that more is coming.
+
+    >>> streamed_html("Off by default [1].")
+    '<span style="color:#57606a">Off by default <a href="cite:-1:1">[1]</a>.▍</span>'
+    """
+    return f'<span style="color:#57606a">{draft_html(draft)}{STREAMING}</span>'
 
 
 def draft_html(text: str) -> str:

@@ -1187,3 +1187,16 @@ def test_the_streamed_text_is_not_redrawn_under_a_selection_being_dragged(window
     assert "Pass it [1]." not in chat.conversation.toPlainText() and chat.redraw.isActive()  # put off, not dropped
     held["button"] = Qt.MouseButton.NoButton  # the button is let go
     qtbot.waitUntil(lambda: "Pass it [1]." in chat.conversation.toPlainText(), timeout=2000)
+
+
+def test_the_streamed_text_is_redrawn_alone_not_the_answers_above_it(window, qtbot, monkeypatch):
+    chat = window().chat
+    chat.begin("How do I follow redirects?")
+    whole = []
+    real = chat.conversation.setHtml
+    monkeypatch.setattr(chat.conversation, "setHtml", lambda markup: whole.append(markup) or real(markup))
+    for piece in ("Pass `follow_redirects=True` [1].", "\n```python\nclient.get(url)\n```\n", "Done [1]."):
+        chat.add_token(piece)
+        qtbot.wait(150)  # a redraw each
+    assert chat.conversation.toPlainText().rstrip().endswith("client.get(url)\nDone [1].▍")
+    assert whole == []  # every answer on screen laid out again, 8 times a second: decoding fell from 39 to 31 tokens/s
