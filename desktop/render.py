@@ -37,6 +37,7 @@ STOPPED_TEXT = ("#9a6700", "❝ Stopped before the model's answer was complete: 
 PREVIEW_TEXT = "❝ Quoted from the documents while the model writes its answer; it replaces these quotes once checked."
 ADDED_BY_CHECKER = "cited by RepoBot"
 STREAMING = "▍"  # after the text being written
+CODE_BACKGROUND = "#f6f8fa"
 _CITE = re.compile(r"\[(\d+)\]")
 
 
@@ -89,7 +90,7 @@ def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
         source = (f' <span style="color:#8250df;font-size:small">(the documents\' example, from '
                   f'{link_citations(f"[{s.suggested}]", turn)}, in place of the model\'s)</span>'
                   if part == "final" and s.example and s.suggested else "")
-        return f'<div>{link}{icon} code</a>{source}<pre style="background:#f6f8fa">{html.escape(s.text)}</pre></div>'
+        return f'<div>{link}{icon} code</a>{source}<pre style="background:{CODE_BACKGROUND}">{html.escape(s.text)}</pre></div>'
     text = s.text[2:] if s.text.startswith("> ") else s.text  # quoted lines of an extractive answer
     section = (f'<span style="color:#57606a;font-size:small">{html.escape(s.section)} ›</span> '
                if s.section else "")  # a quote's section heading
@@ -202,7 +203,7 @@ def draft_html(text: str) -> str:
                 blocks.append("<br>".join(lines))
                 lines, code = [], []
             else:
-                blocks.append(f'<pre style="background:#f6f8fa">{html.escape(chr(10).join(code))}</pre>')
+                blocks.append(f'<pre style="background:{CODE_BACKGROUND}">{html.escape(chr(10).join(code))}</pre>')
                 code = None
         elif code is not None:
             code.append(line)
@@ -210,5 +211,5 @@ def draft_html(text: str) -> str:
             bullet = re.match(r"\s*[-*] (.*)", line)
             lines.append("• " + _inline(bullet[1], -1) if bullet else _inline(line, -1))
     blocks.append("<br>".join(lines) if code is None else
-                  f'<pre style="background:#f6f8fa">{html.escape(chr(10).join(code))}</pre>')
+                  f'<pre style="background:{CODE_BACKGROUND}">{html.escape(chr(10).join(code))}</pre>')
     return "".join(b for b in blocks if b)

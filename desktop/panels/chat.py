@@ -12,10 +12,10 @@ from repobot.engine.quote import Choice
 from repobot.engine.retrieve import MODES
 
 from ..qt import (
-    QComboBox, QEvent, QFileDialog, QGuiApplication, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
+    QColor, QComboBox, QEvent, QFileDialog, QGuiApplication, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
     QSpinBox, QTextBrowser, QTextCursor, QTimer, QToolTip, QUrl, QVBoxLayout, QWidget, Qt, Signal,
 )
-from ..render import WRITING, answer_html, pending_html, streamed_html
+from ..render import CODE_BACKGROUND, WRITING, answer_html, pending_html, streamed_html
 from ..tasks import Busy
 from .layout import on_enter
 
@@ -250,10 +250,19 @@ class ChatPanel(QWidget):
         if self.pending is None:
             return
         following = self._at_end()
+        selection = self._selection()
         cursor = QTextCursor(self.conversation.document())
         cursor.setPosition(self.draft_at)
         cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
         cursor.insertHtml(streamed_html(self.pending.draft))
+        if self.pending.draft.lstrip().startswith("```"):  # insertHtml merged the code's first line into the block
+            cursor.setPosition(self.draft_at)  # it was put in, which is not a code block: it wrapped, without its
+            code = cursor.blockFormat()  # background
+            code.setNonBreakableLines(True)
+            code.setBackground(QColor(CODE_BACKGROUND))
+            cursor.setBlockFormat(code)
+        if selection and max(selection) >= self.draft_at:  # in the text just replaced: put back by its numbers
+            self._select(selection)
         if following:
             self._to_end()
 
@@ -262,19 +271,27 @@ class ChatPanel(QWidget):
         the reader selected stays selected (the answers above are drawn again the same, so it is where it was)."""
         bar = self.conversation.verticalScrollBar()
         reading, kept = keep_place and not self._at_end(), bar.value()
-        selected = self.conversation.textCursor()
-        selection = (selected.anchor(), selected.position()) if selected.hasSelection() else None  # numbers: the
-        self.conversation.setHtml(markup)  # cursor itself follows the text it was in, which this replaces
+        selection = self._selection()
+        self.conversation.setHtml(markup)
         if selection:
-            last = self.conversation.document().characterCount() - 1
-            cursor = QTextCursor(self.conversation.document())
-            cursor.setPosition(min(selection[0], last))
-            cursor.setPosition(min(selection[1], last), QTextCursor.MoveMode.KeepAnchor)
-            self.conversation.setTextCursor(cursor)
+            self._select(selection)
         if reading:
             bar.setValue(kept)
         else:
             self._to_end()
+
+    def _selection(self) -> tuple[int, int] | None:
+        """The reader's selection as numbers (anchor, position): the cursor itself follows the text it was in, which
+        a redraw replaces."""
+        selected = self.conversation.textCursor()
+        return (selected.anchor(), selected.position()) if selected.hasSelection() else None
+
+    def _select(self, selection: tuple[int, int]) -> None:
+        last = self.conversation.document().characterCount() - 1
+        cursor = QTextCursor(self.conversation.document())
+        cursor.setPosition(min(selection[0], last))
+        cursor.setPosition(min(selection[1], last), QTextCursor.MoveMode.KeepAnchor)
+        self.conversation.setTextCursor(cursor)
 
     def _at_end(self) -> bool:
         """Whether the conversation is scrolled to its end (within a line), so new text should stay in view."""

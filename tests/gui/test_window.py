@@ -1200,3 +1200,25 @@ def test_the_streamed_text_is_redrawn_alone_not_the_answers_above_it(window, qtb
         qtbot.wait(150)  # a redraw each
     assert chat.conversation.toPlainText().rstrip().endswith("client.get(url)\nDone [1].▍")
     assert whole == []  # every answer on screen laid out again, 8 times a second: decoding fell from 39 to 31 tokens/s
+
+
+def test_a_selection_in_the_streamed_text_survives_its_redraws_and_a_draft_opening_with_code_shows_it_as_code(window, qtbot):
+    from repobot.desktop.qt import QTextCursor
+
+    chat = window().chat
+    chat.begin("How do I follow redirects?")
+    chat.add_token("```python\nclient.get(url, follow_redirects=True)\n")
+    qtbot.waitUntil(lambda: "client.get(url" in chat.conversation.toPlainText(), timeout=2000)
+    block = chat.conversation.document().findBlock(chat.draft_at)
+    assert block.text().startswith("client.get(url") and block.blockFormat().nonBreakableLines()  # it wrapped, bare
+    text = chat.conversation.toPlainText()
+    start = text.index("follow_redirects")
+    cursor = chat.conversation.textCursor()
+    cursor.setPosition(start)
+    cursor.setPosition(start + len("follow_redirects"), QTextCursor.MoveMode.KeepAnchor)
+    chat.conversation.setTextCursor(cursor)
+    for piece in ("```\n", "It is off by default [1]."):
+        chat.add_token(piece)
+        qtbot.wait(150)
+    assert "It is off by default [1]." in chat.conversation.toPlainText()
+    assert chat.conversation.textCursor().selectedText() == "follow_redirects"  # it was lost at the next redraw
