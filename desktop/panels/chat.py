@@ -12,8 +12,9 @@ from repobot.engine.quote import Choice
 from repobot.engine.retrieve import MODES
 
 from ..qt import (
-    QColor, QComboBox, QEvent, QFileDialog, QGuiApplication, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
-    QSpinBox, QTextBrowser, QTextCursor, QTimer, QToolTip, QUrl, QVBoxLayout, QWidget, Qt, Signal,
+    QColor, QComboBox, QEvent, QFileDialog, QGuiApplication, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
+    QPlainTextEdit, QPushButton, QSpinBox, QTextBrowser, QTextCursor, QTimer, QToolTip, QUrl, QVBoxLayout, QWidget, Qt,
+    Signal,
 )
 from ..render import CODE_BACKGROUND, WRITING, answer_html, pending_html, streamed_html
 from ..tasks import Busy
@@ -255,9 +256,11 @@ class ChatPanel(QWidget):
         cursor.setPosition(self.draft_at)
         cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
         cursor.insertHtml(streamed_html(self.pending.draft))
-        if self.pending.draft.lstrip().startswith("```"):  # insertHtml merged the code's first line into the block
-            cursor.setPosition(self.draft_at)  # it was put in, which is not a code block: it wrapped, without its
-            code = cursor.blockFormat()  # background
+        if self.pending.draft.lstrip().startswith("```"):
+            # insertHtml merged the code's first line into the block it replaced, which is not a code block (the
+            # line wrapped, without its background): make that block one
+            cursor.setPosition(self.draft_at)
+            code = cursor.blockFormat()
             code.setNonBreakableLines(True)
             code.setBackground(QColor(CODE_BACKGROUND))
             cursor.setBlockFormat(code)

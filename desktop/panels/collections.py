@@ -257,8 +257,8 @@ class CollectionsPanel(QWidget):
 
     def confirm_removal(self, root: str) -> bool:
         """Ask before a folder leaves the list (it was removed at once, conversations and all, off the screen)."""
-        return ask_yes_no(self, "Remove folder", f"Remove {self.name(root)} from RepoBot?\n\nNothing on disk is deleted: "
-                          "add the folder again to have its index and conversations back.")
+        return ask_yes_no(self, "Remove folder", f"Remove {self.name(root)} from RepoBot?\n\nNothing on disk is "
+                          "deleted: add the folder again to have its index and conversations back.")
 
     def _clicked(self, item: QTreeWidgetItem) -> None:
         entry: Entry = item.data(0, ROLE)

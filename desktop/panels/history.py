@@ -86,8 +86,8 @@ class HistoryPanel(QWidget):
 
     def confirm_delete(self, title: str) -> bool:
         """Ask before a conversation is deleted: it is gone from disk (it went at one click, without a word)."""
-        return ask_yes_no(self, "Delete conversation", f"Delete “{title}” and its answers?\n\nThis cannot be undone: "
-                          "Export… keeps a copy as markdown first.")
+        return ask_yes_no(self, "Delete conversation", f"Delete “{title}” and its answers?\n\nThis cannot be "
+                          "undone: Export… keeps a copy as markdown first.")
 
     def _export(self) -> None:
         current = self.selected()

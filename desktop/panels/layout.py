@@ -27,8 +27,8 @@ def on_enter(items: QListWidget, chosen: Callable) -> None:
 def ask_yes_no(parent, title: str, text: str) -> bool:
     """Ask before something is removed, No by default; ``text`` shown as it is written (a title with ``<pre>`` in it
     was read as HTML by QMessageBox's static helpers)."""
-    box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                      parent)
+    buttons = QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
+    box = QMessageBox(QMessageBox.Icon.Question, title, text, buttons, parent)
     box.setTextFormat(Qt.TextFormat.PlainText)
     box.setDefaultButton(QMessageBox.StandardButton.No)
     return box.exec() == QMessageBox.StandardButton.Yes

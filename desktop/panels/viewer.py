@@ -140,7 +140,8 @@ class ViewerPanel(QWidget):
     # -- the find box --------------------------------------------------------------------------------
     def eventFilter(self, obj, event):  # noqa: N802 (Qt name)
         if obj is self.find_box:
-            escape = event.type() in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress) and event.key() == Qt.Key.Key_Escape
+            key = event.type() in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress)
+            escape = key and event.key() == Qt.Key.Key_Escape
             if escape and self.find_box.text():
                 # Esc clears the box; only a second Esc reaches the window's, which stops an answer or indexing. Qt
                 # offers a key to the shortcuts first: claiming the override keeps it here.
@@ -206,10 +207,12 @@ class ViewerPanel(QWidget):
             start = end = self.view.cursorForPosition(self.view.viewport().rect().topLeft()).position()
             stay = True
         if backward:
-            before = [i for i, c in enumerate(self.found) if c.selectionEnd() < end or (stay and c.selectionEnd() == end)]
+            before = [i for i, c in enumerate(self.found)
+                      if c.selectionEnd() < end or (stay and c.selectionEnd() == end)]
             index = before[-1] if before else len(self.found) - 1
         else:
-            after = [i for i, c in enumerate(self.found) if c.selectionStart() > start or (stay and c.selectionStart() == start)]
+            after = [i for i, c in enumerate(self.found)
+                     if c.selectionStart() > start or (stay and c.selectionStart() == start)]
             index = after[0] if after else 0
         self.view.unpin()
         self.view.setTextCursor(self.found[index])
