@@ -38,6 +38,7 @@ PREVIEW_TEXT = "❝ Quoted from the documents while the model writes its answer;
 ADDED_BY_CHECKER = "cited by RepoBot"
 STREAMING = "▍"  # after the text being written
 CODE_BACKGROUND = "#f6f8fa"
+TURN = "turn:"  # the anchor on each question's "Q:", followed by its turn
 _CITE = re.compile(r"\[(\d+)\]")
 
 
@@ -103,15 +104,16 @@ def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
             f'<span style="color:{colour};font-size:small">[{s.status}]</span><br>{checked}')
 
 
-def question_html(question: str, searched_for: str = "") -> str:
-    """The question, and what was searched for when it was rewritten.
+def question_html(question: str, searched_for: str = "", turn: int = -1) -> str:
+    """The question, and what was searched for when it was rewritten; "Q:" is named after its turn (-1: the one being
+    answered), so that the panel knows which answer the reader is in.
 
-    >>> question_html("重定向?", "Redirects?")
-    '<p style="margin-top:14px"><b>Q:</b> 重定向?<br><span style="color:#57606a;font-size:small">searched for: Redirects?</span></p>'
+    >>> question_html("重定向?", "Redirects?", 0)
+    '<p style="margin-top:14px"><a name="turn:0"><b>Q:</b></a> 重定向?<br><span style="color:#57606a;font-size:small">searched for: Redirects?</span></p>'
     """
     searched = (f'<br><span style="color:#57606a;font-size:small">searched for: {html.escape(searched_for)}</span>'
                 if searched_for and searched_for != question else "")
-    return f'<p style="margin-top:14px"><b>Q:</b> {html.escape(question)}{searched}</p>'
+    return f'<p style="margin-top:14px"><a name="{TURN}{turn}"><b>Q:</b></a> {html.escape(question)}{searched}</p>'
 
 
 def answer_html(turn: int, answer: Answer, missing_label: str = "", changed: set[int] = frozenset()) -> str:
@@ -121,7 +123,7 @@ def answer_html(turn: int, answer: Answer, missing_label: str = "", changed: set
     """
     stopped = answer.stop_reason == "cancelled" and answer.verdict == "extractive"  # nothing failed: it was stopped
     colour, verdict = STOPPED_TEXT if stopped else VERDICT_TEXT[answer.verdict]
-    parts = [question_html(answer.question, answer.searched_for), f'<p style="color:{colour}"><b>{verdict}</b></p>']
+    parts = [question_html(answer.question, answer.searched_for, turn), f'<p style="color:{colour}"><b>{verdict}</b></p>']
     if answer.final_sentences:
         parts.append("<p>" + "".join(sentence_html(turn, "final", i, s) for i, s in enumerate(answer.final_sentences)) + "</p>")
     else:

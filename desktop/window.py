@@ -94,6 +94,7 @@ class MainWindow(QMainWindow):
         self.chat.model_chosen.connect(c.choose_model)
         self.chat.link_clicked.connect(self.open_link)
         self.chat.passage_clicked.connect(lambda root, hit: self.open_hit(root, hit))
+        self.chat.turn_read.connect(self.show_passages_of)
         self.chat.hover_text = c.conversation.reason
         QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.chat.ask_from_box)
         QShortcut(QKeySequence("Escape"), self, activated=c.cancel)
@@ -132,6 +133,16 @@ class MainWindow(QMainWindow):
         self.chat.show_turns([(t.answer, conversation.changed_sources(i)) for i, t in enumerate(turns)], keep_place)
         last = turns[-1] if turns else None
         self.chat.show_retrieved(last.root if last else Path(), last.answer.retrieved if last else [])
+
+    def show_passages_of(self, turn: int) -> None:
+        """The passages of the answer the reader moved into (-1: the one being written), under the conversation."""
+        conversation = self.controller.conversation
+        if turn == -1:
+            self.chat.show_retrieved(conversation.live.root, conversation.live.hits)
+        elif 0 <= turn < len(conversation.turns):
+            shown = conversation.turns[turn]
+            last = turn == len(conversation.turns) - 1 and self.chat.pending is None
+            self.chat.show_retrieved(shown.root, shown.answer.retrieved, "" if last else shown.answer.question)
 
     def ask(self, question: str) -> bool:
         """Ask from the question box; it is cleared once the question is accepted."""

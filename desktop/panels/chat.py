@@ -16,7 +16,7 @@ from ..qt import (
     QPlainTextEdit, QPushButton, QSpinBox, QTextBrowser, QTextCursor, QTimer, QToolTip, QUrl, QVBoxLayout, QWidget, Qt,
     Signal,
 )
-from ..render import CODE_BACKGROUND, WRITING, answer_html, pending_html, streamed_html
+from ..render import CODE_BACKGROUND, TURN, WRITING, answer_html, pending_html, streamed_html
 from ..tasks import Busy
 from .layout import on_enter
 
@@ -29,6 +29,7 @@ NOTICE_STYLE = "color:#0a3069; background:#ddf4ff; padding:4px"
 STOP_TEXT = {Busy.INDEXING: "Stop indexing"}
 STOP_TIPS = {Busy.ANSWERING: "Stop the answer being written (Esc): what it wrote is checked, and quotes are shown",
              Busy.INDEXING: "Stop indexing this folder (Esc): nothing indexed before is lost; Re-index to finish"}
+PASSAGES = "Retrieved passages"
 REDRAW_MS = 120  # the streamed text is redrawn at most this often (40 tokens/s: about 5 tokens a time)
 
 
@@ -50,6 +51,7 @@ class ChatPanel(QWidget):
     model_chosen = Signal(str)  # "" for the default model
     link_clicked = Signal(str)  # cite:… and sent:… links of the conversation
     passage_clicked = Signal(object, object)  # root, Hit
+    turn_read = Signal(int)  # the answer the reader moved into (-1: the one being written), whose passages to list
 
     def __init__(self, settings):
         super().__init__()
@@ -80,6 +82,8 @@ class ChatPanel(QWidget):
         self.conversation.setOpenLinks(False)
         self.conversation.anchorClicked.connect(lambda url: self.link_clicked.emit(url.toString()))
         self.conversation.highlighted.connect(self._hovered)
+        self.conversation.cursorPositionChanged.connect(self._cursor_moved)
+        self.reading: int | None = None  # the turn whose passages the list shows, once the reader moved into one
         # one stop for Tab (it stopped on every link of every answer before reaching the question); the passages
         # are reached by keyboard in the list below it
         self.conversation.setTextInteractionFlags(
@@ -88,6 +92,7 @@ class ChatPanel(QWidget):
         self.conversation.setPlaceholderText(
             "Ask a question about the documents. Citations and sources open beside the answer.")
         self.hover_text = lambda link: ""  # set by the window: the reason shown for a hovered sentence
+        self.retrieved_label = QLabel(PASSAGES)
         self.retrieved_list = QListWidget()
         self.retrieved_list.setMaximumHeight(120)
         self.retrieved_list.itemClicked.connect(lambda item: self.passage_clicked.emit(*item.data(ROLE)))
@@ -129,7 +134,7 @@ class ChatPanel(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.banner)
         layout.addWidget(self.conversation, 1)
-        layout.addWidget(QLabel("Retrieved passages"))
+        layout.addWidget(self.retrieved_label)
         layout.addWidget(self.retrieved_list)
         layout.addLayout(ask)
 
@@ -199,6 +204,7 @@ class ChatPanel(QWidget):
         self.history_html = "".join(answer_html(i, a, language(a.language).missing_label, changed)
                                     for i, (a, changed) in enumerate(turns))
         self.pending = None
+        self.reading = None
         self.redraw.stop()
         self._set_html(self.history_html, keep_place)
 
@@ -309,13 +315,27 @@ class ChatPanel(QWidget):
         self.conversation.moveCursor(QTextCursor.MoveOperation.End)
         self.conversation.ensureCursorVisible()
 
-    def show_retrieved(self, root: Path, hits) -> None:
+    def show_retrieved(self, root: Path, hits, of: str = "") -> None:
+        """List the passages an answer was given; ``of``: the question of an earlier answer, when it is not the
+        last one's."""
+        self.retrieved_label.setText(f"{PASSAGES} for “{of}”" if of else PASSAGES)
         self.retrieved_list.clear()
         for h in hits:
             item = QListWidgetItem(f"[{h.rank}] {h.chunk.source} — {h.chunk.heading or '(top)'}  · {h.score:.4f}")
             item.setData(ROLE, (root, h))
             item.setToolTip(f"lines {h.chunk.start}–{h.chunk.end}")
             self.retrieved_list.addItem(item)
+
+    def _cursor_moved(self) -> None:
+        """The reader moved (click, keys) into another answer: list the passages that one was given, so that an
+        earlier answer's sources are at hand by keyboard too. Moves the panel makes itself (redraws, following the
+        text) happen while the focus is elsewhere, or land in the answer already listed."""
+        if not self.conversation.hasFocus():
+            return
+        turn = turn_at(self.conversation.document(), self.conversation.textCursor().position())
+        if turn is not None and turn != self.reading:
+            self.reading = turn
+            self.turn_read.emit(turn)
 
     def _hovered(self, url: QUrl) -> None:
         text = self.hover_text(url.toString())
@@ -333,6 +353,22 @@ class ChatPanel(QWidget):
 
     def ask_from_box(self) -> None:
         self.ask_requested.emit(self.question.toPlainText())
+
+
+def turn_at(document, position: int) -> int | None:
+    """The turn of the answer at ``position``: the last "Q:" anchor (``render.TURN``) at or before it."""
+    block = document.findBlock(position)
+    while block.isValid():
+        turn, piece = None, block.begin()
+        while not piece.atEnd():
+            for name in piece.fragment().charFormat().anchorNames():
+                if name.startswith(TURN):
+                    turn = int(name[len(TURN):])
+            piece += 1
+        if turn is not None:
+            return turn
+        block = block.previous()
+    return None
 
 
 def browse_folder() -> Path:

@@ -1222,3 +1222,26 @@ def test_a_selection_in_the_streamed_text_survives_its_redraws_and_a_draft_openi
         qtbot.wait(150)
     assert "It is off by default [1]." in chat.conversation.toPlainText()
     assert chat.conversation.textCursor().selectedText() == "follow_redirects"  # it was lost at the next redraw
+
+
+def test_moving_into_an_earlier_answer_lists_the_passages_it_was_given(window, qtbot):
+    from repobot.desktop.qt import Qt
+
+    win = window()
+    ask_and_wait(qtbot, win, "Does HTTPX follow redirects by default?")
+    ask_and_wait(qtbot, win, "What is the default timeout?")
+    first, last = (t.answer.retrieved for t in win.controller.turns)
+    assert first != last
+    chat = win.chat
+
+    def listed():
+        return [chat.retrieved_list.item(n).data(Qt.ItemDataRole.UserRole)[1] for n in range(chat.retrieved_list.count())]
+
+    assert listed() == last and chat.retrieved_label.text() == "Retrieved passages"
+    chat.conversation.setFocus()
+    qtbot.waitUntil(chat.conversation.hasFocus, timeout=2000)
+    qtbot.keyClick(chat.conversation, Qt.Key.Key_Home, Qt.KeyboardModifier.ControlModifier)  # to the first answer
+    assert listed() == first and "Does HTTPX follow redirects by default?" in chat.retrieved_label.text()
+    chat.conversation.setFocus()
+    qtbot.keyClick(chat.conversation, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)  # back to the last
+    assert listed() == last and chat.retrieved_label.text() == "Retrieved passages"
