@@ -33,7 +33,11 @@ VERDICT_TEXT = {
     "not_found": ("#57606a", "∅ Not found in the documents."),
     "unreadable": ("#cf222e", "⚠ This saved turn's details could not be read back: only its question and answer are shown."),
 }
-STOPPED_TEXT = ("#9a6700", "❝ Stopped before the model's answer was complete: quoted from the documents.")
+STOPPED_TEXT = {  # by what is shown instead of the model's answer, cut short by Stop
+    "extractive": ("#9a6700", "❝ Stopped before the model's answer was complete: quoted from the documents."),
+    "not_found": ("#57606a", "∅ Stopped before the model's answer was complete, and no passage was close enough to "
+                             "quote."),
+}
 PREVIEW_TEXT = "❝ Quoted from the documents while the model writes its answer; it replaces these quotes once checked."
 ADDED_BY_CHECKER = "cited by RepoBot"
 STREAMING = "▍"  # after the text being written
@@ -121,8 +125,8 @@ def answer_html(turn: int, answer: Answer, missing_label: str = "", changed: set
 
     ``changed`` holds the ids of sources whose file changed since the answer was given.
     """
-    stopped = answer.stop_reason == "cancelled" and answer.verdict == "extractive"  # nothing failed: it was stopped
-    colour, verdict = STOPPED_TEXT if stopped else VERDICT_TEXT[answer.verdict]
+    stopped = answer.stop_reason == "cancelled" and answer.verdict in STOPPED_TEXT  # nothing failed: it was stopped
+    colour, verdict = STOPPED_TEXT[answer.verdict] if stopped else VERDICT_TEXT[answer.verdict]
     parts = [question_html(answer.question, answer.searched_for, turn), f'<p style="color:{colour}"><b>{verdict}</b></p>']
     if answer.final_sentences:
         parts.append("<p>" + "".join(sentence_html(turn, "final", i, s) for i, s in enumerate(answer.final_sentences)) + "</p>")

@@ -301,7 +301,7 @@ def lacking_subject(model_answer: str, bystanders: Sequence[str]) -> list[str]:
 
 def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Unit, float]], lang: str,
            asked: str = "", lacking: Sequence[str] = (),
-           translate: Callable[[Choice], Choice] | None = None) -> Choice:
+           translate: Callable[[Choice], Choice] | None = None, finished: bool = True) -> Choice:
     """The verdict: the model's checked answer when it holds, else quotes, else the fixed phrase.
 
     ``lacking``: names of the question that the documents lack. When the failed
@@ -309,11 +309,13 @@ def choose(sentences: Sequence[Support], answer: str, ranked: Sequence[tuple[Uni
     fixed phrase is shown. A checked answer is followed by the quotes that say
     what it does not (``also_quoted``): a small model's true sentences often
     miss the point, and the fix the quotes name is then still on screen.
-    ``translate``: puts a checked answer written in the documents' language into ``lang``.
+    ``translate``: puts a checked answer written in the documents' language into ``lang``. ``finished``: False when
+    the user stopped the model, whose answer is then cut short, its last sentence perhaps half a claim ("does not
+    raise an exception" before "unless…"): never shown as verified, it is listed, checked, under the quotes.
     """
     if said_not_found(sentences):
         return not_found(lang)
-    if model_passes(sentences):
+    if finished and model_passes(sentences):
         choice = verified(sentences, answer, [u for u, _ in ranked], off_topic_sections(ranked))
         if translate is not None:
             choice = translate(choice)

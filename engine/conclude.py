@@ -57,7 +57,8 @@ def conclude(answer: Answer, model_answer: str, checker: SupportChecker, ranked:
     absent = lacking(judged, checker.question, checker.passages)
     wanted = written_in != answer.language and more_calls
     translate = (lambda shown: shown_in(complete, shown, written_in, answer.language)) if wanted else None
-    choice = choose(answer.sentences, model_answer, ranked, answer.language, asked_text, absent, translate=translate)
+    choice = choose(answer.sentences, model_answer, ranked, answer.language, asked_text, absent, translate=translate,
+                    finished=more_calls)
     answer.verdict, answer.final_answer, answer.final_sentences = choice
     if translate is not None and any(s.checked_as for s in choice.sentences):
         answer.notes.append(translated_note(written_in, answer.language))

@@ -412,3 +412,23 @@ def test_an_answer_cut_off_inside_its_code_is_shown_with_the_block_closed(docs):
     assert answer.verdict == "verified"
     assert answer.final_answer.count("```") % 2 == 0
     assert "```python\nclient.get(url, follow_redirects=True)\n```" in answer.final_answer
+
+
+def test_an_answer_stopped_by_the_user_is_never_shown_as_verified(docs):
+    """Stopped mid-answer, what the model wrote may be half a claim that the check still finds supported: it is
+    listed, checked, under the quotes (the window says it was stopped), not shown as the verified answer."""
+    import threading
+
+    whole = "HTTPX does not follow redirects by default [1]. Pass `follow_redirects=True` to enable it [1]."
+    assert Pipeline(docs, models=fake_models(whole)).ask("Does HTTPX follow redirects by default?").verdict == "verified"
+    stop, pieces, done = threading.Event(), 0, None
+    for event in Pipeline(docs, models=fake_models(whole)).ask_stream("Does HTTPX follow redirects by default?",
+                                                                     cancel=stop):
+        pieces += isinstance(event, Token)
+        if pieces == 8:  # the first sentence written, the second not
+            stop.set()
+        if isinstance(event, Done):
+            done = event.answer
+    assert done.stop_reason == "cancelled" and done.verdict == "extractive"
+    assert done.sentences and all(s.status == "supported" for s in done.sentences if s.cited)  # it was verified
+    assert "follow_redirects=True" not in done.model_answer
