@@ -117,7 +117,7 @@ class Controller(QObject):
         if self.tasks.waiting(Busy.INDEXING) or not self.models_ok:
             self.pending_question = question
             waiting = "Indexing is in progress" if self.tasks.waiting(Busy.INDEXING) else "The models are still loading"
-            self.status.emit(f"{waiting}: your question will be asked on the complete index as soon as it is ready.")
+            self.status.emit(f"{waiting}: your question will be asked as soon as the folder can be searched.")
             return True
         self.error.emit("")
         self.status.emit(ANSWERING)  # in place of older news ("Stopped: …", "Embedding paused …")
@@ -180,8 +180,9 @@ class Controller(QObject):
         return self.conversation.turns
 
     def cancel(self) -> None:
-        """Stop the running job (generation or indexing) at its next step, and any reading ahead."""
-        if self.busy is not Busy.IDLE:
+        """Stop the running job (generation or indexing) at its next step, and any reading ahead. Embedding in the
+        background goes on (Esc then said "Stopping…" for good): its own Cancel pauses it."""
+        if self.busy not in (Busy.IDLE, Busy.EMBEDDING):
             self.tasks.cancel()
             self.tasks.cancel(Busy.PREPARING)
             self.status.emit(STOPPING)

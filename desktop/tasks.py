@@ -67,16 +67,19 @@ class Job:
 EMBEDDING_PAUSED = "Embedding paused; the folder stays searchable by words, and resumes from here."
 
 
+STOPPABLE = (Busy.ANSWERING, Busy.INDEXING)  # what Stop and Esc stop; embedding has its own Cancel (a pause)
+
+
 def message_for(kind: Busy, err: BaseException) -> str:
     """The one place an exception becomes the line the user reads.
 
     >>> message_for(Busy.INDEXING, Cancelled())
-    'Indexing cancelled; the previous index is kept.'
+    'Indexing cancelled; what was indexed before is kept.'
     >>> message_for(Busy.ANSWERING, RepoBotError("The question is empty: type a question."))
     'The question is empty: type a question.'
     """
     if isinstance(err, Cancelled):
-        return {Busy.INDEXING: "Indexing cancelled; the previous index is kept.",
+        return {Busy.INDEXING: "Indexing cancelled; what was indexed before is kept.",
                 Busy.EMBEDDING: EMBEDDING_PAUSED}.get(kind, "Stopped.")
     if isinstance(err, RepoBotError):
         return str(err)

@@ -44,6 +44,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.model_state)
         self._wire(c)
         self.show_collections()
+        self.chat.question.setFocus()  # a new window is for asking (it opened in the file filter)
         c.start()
 
     def _wire(self, c: Controller) -> None:
@@ -100,7 +101,7 @@ class MainWindow(QMainWindow):
         QShortcut(QKeySequence("Escape"), self, activated=c.cancel)
         QShortcut(QKeySequence("Ctrl+L"), self, activated=self.chat.question.setFocus)
         QShortcut(QKeySequence.StandardKey.Find, self, activated=self.viewer.focus_find)
-        QShortcut(QKeySequence.StandardKey.New, self, activated=c.conversation.new)
+        QShortcut(QKeySequence.StandardKey.New, self, activated=self.new_conversation)
 
     def fit_screen(self, wanted: QSize = QSize(1500, 900), panes: tuple[int, ...] = ()) -> None:
         """Open at ``wanted``, or at the screen's free area when that is smaller (a 1366 x 768 laptop), so that the
@@ -143,6 +144,11 @@ class MainWindow(QMainWindow):
             shown = conversation.turns[turn]
             last = turn == len(conversation.turns) - 1 and self.chat.pending is None
             self.chat.show_retrieved(shown.root, shown.answer.retrieved, "" if last else shown.answer.question)
+
+    def new_conversation(self) -> None:
+        """Ctrl+N: a new conversation, and the question box ready for its first question."""
+        self.controller.conversation.new()
+        self.chat.question.setFocus()
 
     def ask(self, question: str) -> bool:
         """Ask from the question box; it is cleared once the question is accepted."""

@@ -17,7 +17,7 @@ from ..qt import (
     Signal,
 )
 from ..render import CODE_BACKGROUND, TURN, WRITING, answer_html, pending_html, streamed_html
-from ..tasks import Busy
+from ..tasks import STOPPABLE, Busy
 from .layout import on_enter
 
 ROLE = Qt.ItemDataRole.UserRole
@@ -179,7 +179,7 @@ class ChatPanel(QWidget):
     # -- state ----------------------------------------------------------------------------------------
     def set_busy(self, busy: Busy, models_ok: bool) -> None:
         self.ask_button.setEnabled(models_ok and busy is not Busy.ANSWERING)
-        self.stop_button.setEnabled(busy in (Busy.ANSWERING, Busy.INDEXING))
+        self.stop_button.setEnabled(busy in STOPPABLE)
         # it stops whatever runs: say which (beside Ask, "Stop" read as stopping an answer while a folder indexed)
         self.stop_button.setText(STOP_TEXT.get(busy, "Stop"))
         self.stop_button.setToolTip(STOP_TIPS.get(busy, ""))
@@ -270,7 +270,7 @@ class ChatPanel(QWidget):
             code.setNonBreakableLines(True)
             code.setBackground(QColor(CODE_BACKGROUND))
             cursor.setBlockFormat(code)
-        if selection and max(selection) >= self.draft_at:  # in the text just replaced: put back by its numbers
+        if selection and max(selection[:2]) >= self.draft_at:  # in the text just replaced: put back by its numbers
             self._select(selection)
         if following:
             self._to_end()
@@ -289,17 +289,22 @@ class ChatPanel(QWidget):
         else:
             self._to_end()
 
-    def _selection(self) -> tuple[int, int] | None:
-        """The reader's selection as numbers (anchor, position): the cursor itself follows the text it was in, which
-        a redraw replaces."""
+    def _selection(self) -> tuple[int, int, str] | None:
+        """The reader's selection as numbers (anchor, position) and its text: the cursor itself follows the text it
+        was in, which a redraw replaces."""
         selected = self.conversation.textCursor()
-        return (selected.anchor(), selected.position()) if selected.hasSelection() else None
+        return (selected.anchor(), selected.position(), selected.selectedText()) if selected.hasSelection() else None
 
-    def _select(self, selection: tuple[int, int]) -> None:
+    def _select(self, selection: tuple[int, int, str]) -> None:
+        """Select the same place again, if it still holds the same text (a citation clicked in the streamed text
+        was selected, and the checked answer then put its place round other words)."""
         last = self.conversation.document().characterCount() - 1
         cursor = QTextCursor(self.conversation.document())
         cursor.setPosition(min(selection[0], last))
         cursor.setPosition(min(selection[1], last), QTextCursor.MoveMode.KeepAnchor)
+        if cursor.selectedText() != selection[2]:  # gone: no selection, and the cursor stays where the redraw left it
+            cursor = self.conversation.textCursor()
+            cursor.clearSelection()
         self.conversation.setTextCursor(cursor)
 
     def _at_end(self) -> bool:

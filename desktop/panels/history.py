@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..qt import (
     QFileDialog, QFontMetrics, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
-    QSize, QVBoxLayout, QWidget, Qt, Signal,
+    QKeySequence, QShortcut, QSize, QVBoxLayout, QWidget, Qt, Signal,
 )
 from .layout import ask_yes_no, button_grid, on_enter
 
@@ -34,6 +34,8 @@ class HistoryPanel(QWidget):
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.itemClicked.connect(lambda item: self.open_requested.emit(item.data(ROLE)))
         on_enter(self.list, lambda item: self.open_requested.emit(item.data(ROLE)))
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.list, context=Qt.ShortcutContext.WidgetShortcut,
+                  activated=self._delete)  # the Delete key, as the button (it asks first)
         buttons = []
         for text, slot in (("New", self.new_requested.emit), ("Rename", self._rename), ("Delete", self._delete),
                            ("Export…", self._export)):

@@ -79,6 +79,7 @@ class ViewerPanel(QWidget):
         self.view = DocViewer()
         self.view.anchorClicked.connect(self.follow_link)
         self.found: list[QTextCursor] = []  # the matches of the find box's text in the file shown, in order
+        self.placed: int | None = None  # where the find box last put the view's cursor (a match's start)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         find = QHBoxLayout()
@@ -188,7 +189,8 @@ class ViewerPanel(QWidget):
             mark.format.setBackground(CURRENT if i == current else MATCH)
             marks.append(mark)
         self.view.setExtraSelections(marks)
-        self.find_count.setText(matches_text(current, len(self.found), bool(self.find_box.text())))
+        searching = bool(self.find_box.text()) and self.current is not None  # no file open: nothing to count
+        self.find_count.setText(matches_text(current, len(self.found), searching))
 
     def find_next(self, backward: bool = False, stay: bool = False) -> None:
         """Go to the next match after the one it is at (or before it), wrapping round at the file's end. At none yet
@@ -197,12 +199,16 @@ class ViewerPanel(QWidget):
         if not self.found:
             self._mark_all()
             if not self.found:
-                if self.find_box.text():
+                if self.find_box.text() and self.current is not None:
                     self.status.emit(f"“{self.find_box.text()}” is not in this document")
                 return
         here = self.view.textCursor()
-        if here.hasSelection():
+        at = next((c for c in self.found if c.selectionStart() == here.position()), None) \
+            if here.position() == self.placed and not here.hasSelection() else None
+        if here.hasSelection():  # text the reader selected
             start, end = here.selectionStart(), here.selectionEnd()
+        elif at is not None:  # the match it left the cursor at
+            start, end = at.selectionStart(), at.selectionEnd()
         else:  # where the reader is looking, not where the text cursor was left (the file's start)
             start = end = self.view.cursorForPosition(self.view.viewport().rect().topLeft()).position()
             stay = True
@@ -215,6 +221,11 @@ class ViewerPanel(QWidget):
                      if c.selectionStart() > start or (stay and c.selectionStart() == start)]
             index = after[0] if after else 0
         self.view.unpin()
-        self.view.setTextCursor(self.found[index])
-        self.view.ensureCursorVisible()
+        # the cursor at the match's start, not round it: a selection would hide the orange mark under its own colour
+        cursor = QTextCursor(self.view.document())
+        cursor.setPosition(self.found[index].selectionStart())
+        self.view.setTextCursor(cursor)
+        self.placed = cursor.position()
+        self.view.horizontalScrollBar().setValue(0)  # a match at the end of a long code line scrolled the view
+        self.view.ensureCursorVisible()  # sideways, and every later one stayed cut off on the left
         self._paint(index)

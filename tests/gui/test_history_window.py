@@ -331,8 +331,12 @@ def test_delete_asks_first_enter_opens_a_conversation_and_ctrl_n_starts_one(open
     assert asked == ["Does HTTPX follow redirects by default?"] and history.list.count() == 1  # it was gone at once
     win.activateWindow()
     qtbot.waitUntil(win.isActiveWindow, timeout=3000)
+    assert win.chat.question.hasFocus()  # a new window is for asking (it opened in the file filter)
+    history.list.setFocus()
+    qtbot.keyClick(history.list, Qt.Key.Key_Delete)  # the Delete key asks too
+    assert asked[-1] == "Does HTTPX follow redirects by default?" and len(asked) == 2 and history.list.count() == 1
     qtbot.keyClick(win, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)  # a new conversation
-    assert win.controller.conversation.id != first and win.controller.turns == []
+    assert win.controller.conversation.id != first and win.controller.turns == [] and win.chat.question.hasFocus()
     history.list.setFocus()
     history.list.setCurrentRow(0)
     qtbot.keyClick(history.list, Qt.Key.Key_Return)  # opened by keyboard, not only by a click

@@ -572,7 +572,8 @@ def test_a_question_asked_while_indexing_waits_for_the_complete_index(window, qt
     statuses = []
     c.status.connect(statuses.append)
     assert win.ask("Does HTTPX follow redirects by default?")
-    assert any("complete index" in s for s in statuses)
+    assert any("as soon as the folder can be searched" in s for s in statuses)  # it said "the complete index", and
+    # was asked once the words were indexed, before the embedding
     qtbot.waitUntil(lambda: bool(c.turns) and idle(c), timeout=20000)
     assert c.turns[-1].answer.question == "Does HTTPX follow redirects by default?"
 
@@ -617,6 +618,22 @@ def test_cancel_during_embedding_says_it_is_paused_and_turns_cancel_off(qtbot, d
     qtbot.waitUntil(lambda: not c.tasks.waiting(Busy.EMBEDDING), timeout=20000)
     assert win.collections.label.text().startswith("Embedding paused")
     assert not win.collections.cancel_button.isEnabled()
+    win.close()
+
+
+def test_esc_while_a_folder_embeds_in_the_background_neither_stops_it_nor_says_stopping(qtbot, docs, settings_path):
+    """Esc said "Stopping…" for good while the embedding went on: that has its own Cancel, which pauses it."""
+    win = slow_window(qtbot, docs, settings_path, 40)
+    win.show()
+    c = win.controller
+    qtbot.waitUntil(lambda: c.models_ok and c.busy is Busy.EMBEDDING, timeout=20000)
+    statuses = []
+    c.status.connect(statuses.append)
+    c.cancel()  # Esc
+    assert statuses == [] and c.tasks.waiting(Busy.EMBEDDING)
+    SlowEmbedder.release.set()
+    qtbot.waitUntil(lambda: not c.tasks.waiting(Busy.EMBEDDING), timeout=20000)
+    assert not win.collections.label.text().startswith("Embedding paused")  # it went on to the end
     win.close()
 
 
@@ -1245,3 +1262,43 @@ def test_moving_into_an_earlier_answer_lists_the_passages_it_was_given(window, q
     chat.conversation.setFocus()
     qtbot.keyClick(chat.conversation, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)  # back to the last
     assert listed() == last and chat.retrieved_label.text() == "Retrieved passages"
+
+
+def test_a_citation_clicked_while_the_answer_streams_leaves_no_stray_selection_in_the_checked_answer(window, qtbot):
+    from repobot.desktop.qt import QTextCursor
+
+    win = window(llm=SlowLLM(ANSWER))
+    chat = win.chat
+    assert win.ask("Does HTTPX follow redirects by default?")
+    qtbot.waitUntil(lambda: "[1]" in chat.conversation.toPlainText().split("not checked yet")[-1], timeout=10000)
+    text = chat.conversation.toPlainText()
+    at = text.rindex("[1]")
+    cursor = chat.conversation.textCursor()  # what a click on the streamed [1] leaves: the link selected
+    cursor.setPosition(at)
+    cursor.setPosition(at + 3, QTextCursor.MoveMode.KeepAnchor)
+    chat.conversation.setTextCursor(cursor)
+    qtbot.waitUntil(lambda: idle(win.controller) and bool(win.controller.turns), timeout=30000)
+    assert chat.conversation.textCursor().selectedText() in ("", "[1]")  # it held two letters of another word
+
+
+def test_find_marks_the_current_match_in_orange_without_a_selection_over_it_and_never_leaves_the_view_sideways(
+        qtbot, tmp_path):
+    from repobot.desktop.panels.viewer import CURRENT, ViewerPanel
+
+    long_line = "x = call(" + ", ".join(f"argument_{i}" for i in range(60)) + ", target)"
+    (tmp_path / "code.md").write_text(f"# Code\n\ntarget first.\n\n```python\n{long_line}\n```\n\nThe target again.\n",
+                                      encoding="utf-8")
+    viewer = ViewerPanel()
+    qtbot.addWidget(viewer)
+    viewer.resize(400, 400)
+    viewer.show()
+    qtbot.keyClicks(viewer.find_box, "target")
+    assert viewer.find_count.text() == "" and viewer.found == []  # no file open: "No matches" said nothing true
+    assert viewer.open_file(tmp_path, "code.md")
+    assert viewer.find_count.text() == "3 matches"
+    viewer.find_next()
+    viewer.find_next()  # the one at the end of the long code line: the view scrolls sideways to it
+    assert viewer.find_count.text() == "2 of 3" and not viewer.view.textCursor().hasSelection()
+    assert [m.format.background().color() == CURRENT for m in viewer.view.extraSelections()] == [False, True, False]
+    viewer.find_next()
+    assert viewer.find_count.text() == "3 of 3" and viewer.view.horizontalScrollBar().value() == 0  # back to the left
