@@ -912,18 +912,37 @@ def test_closing_hides_the_window_before_waiting_for_the_worker(window, monkeypa
     assert seen == [False]  # a step the worker cannot cut (a model loading) no longer leaves a frozen window
 
 
-def test_the_cited_lines_stay_in_view_when_the_viewer_is_resized_until_the_user_scrolls(qtbot, tmp_path):
+def select(browser, words: str, last: bool = False) -> None:
+    """Select the first (or ``last``) ``words`` in a text browser, as a reader's drag would."""
+    from repobot.desktop.qt import QTextCursor
+
+    text = browser.toPlainText()
+    start = text.rindex(words) if last else text.index(words)
+    cursor = browser.textCursor()
+    cursor.setPosition(start)
+    cursor.setPosition(start + len(words), QTextCursor.MoveMode.KeepAnchor)
+    browser.setTextCursor(cursor)
+
+
+def viewer_at_cited_line(qtbot, folder, title: str, filler: str, cited: str, size: tuple[int, int]):
+    """A viewer of ``size`` showing long.md (``filler``, a ``cited`` line under "## Target", ``filler``) at that line."""
     from repobot.desktop.panels.viewer import ViewerPanel
+
+    (folder / "long.md").write_text(f"# {title}\n\n{filler}\n\n## Target\n\n{cited}\n\n{filler}\n", encoding="utf-8")
+    line = f"# {title}\n\n{filler}\n\n## Target\n\n".count("\n") + 1
+    viewer = ViewerPanel()
+    qtbot.addWidget(viewer)
+    viewer.resize(*size)
+    viewer.show()
+    assert viewer.open_file(folder, "long.md", lines=(line, line))
+    return viewer
+
+
+def test_the_cited_lines_stay_in_view_when_the_viewer_is_resized_until_the_user_scrolls(qtbot, tmp_path):
     from PySide6.QtCore import QPoint
 
     filler = "\n\n".join(f"Paragraph {i}: " + "words that wrap differently at every width " * 4 for i in range(120))
-    (tmp_path / "long.md").write_text(f"# Long\n\n{filler}\n\n## Target\n\nThe cited line.\n\n{filler}\n", encoding="utf-8")
-    cited = f"# Long\n\n{filler}\n\n## Target\n\n".count("\n") + 1
-    viewer = ViewerPanel()
-    qtbot.addWidget(viewer)
-    viewer.resize(500, 600)
-    viewer.show()
-    assert viewer.open_file(tmp_path, "long.md", lines=(cited, cited))
+    viewer = viewer_at_cited_line(qtbot, tmp_path, "Long", filler, "The cited line.", (500, 600))
 
     def top_line() -> str:
         return viewer.view.cursorForPosition(QPoint(5, 5)).block().text()
@@ -1152,16 +1171,8 @@ def test_esc_in_the_find_box_clears_it_and_only_a_second_esc_reaches_the_windows
 
 
 def test_find_starts_where_the_reader_is_looking_not_at_the_files_start(qtbot, tmp_path):
-    from repobot.desktop.panels.viewer import ViewerPanel
-
     filler = "\n\n".join(f"Paragraph {i} about proxy settings." for i in range(200))
-    (tmp_path / "long.md").write_text(f"# Proxy\n\n{filler}\n\n## Target\n\nThe cited proxy line.\n\n{filler}\n", encoding="utf-8")
-    cited = f"# Proxy\n\n{filler}\n\n## Target\n\n".count("\n") + 1
-    viewer = ViewerPanel()
-    qtbot.addWidget(viewer)
-    viewer.resize(500, 400)
-    viewer.show()
-    assert viewer.open_file(tmp_path, "long.md", lines=(cited, cited))
+    viewer = viewer_at_cited_line(qtbot, tmp_path, "Proxy", filler, "The cited proxy line.", (500, 400))
     scrolled = viewer.view.verticalScrollBar().value()
     assert scrolled > 0
     qtbot.keyClicks(viewer.find_box, "proxy")
@@ -1170,17 +1181,10 @@ def test_find_starts_where_the_reader_is_looking_not_at_the_files_start(qtbot, t
 
 
 def test_text_selected_in_an_earlier_answer_stays_selected_while_the_next_one_streams(window, qtbot):
-    from repobot.desktop.qt import QTextCursor
-
     win = window()
     chat = win.chat
     ask_and_wait(qtbot, win)
-    text = chat.conversation.toPlainText()
-    start = text.index("follow redirects by default")
-    cursor = chat.conversation.textCursor()
-    cursor.setPosition(start)
-    cursor.setPosition(start + len("follow redirects"), QTextCursor.MoveMode.KeepAnchor)
-    chat.conversation.setTextCursor(cursor)
+    select(chat.conversation, "follow redirects")
     chat.begin("And how do I enable it?")
     for piece in ("Pass `follow_redirects=True` ", "to enable it [1]."):
         chat.add_token(piece)
@@ -1220,20 +1224,13 @@ def test_the_streamed_text_is_redrawn_alone_not_the_answers_above_it(window, qtb
 
 
 def test_a_selection_in_the_streamed_text_survives_its_redraws_and_a_draft_opening_with_code_shows_it_as_code(window, qtbot):
-    from repobot.desktop.qt import QTextCursor
-
     chat = window().chat
     chat.begin("How do I follow redirects?")
     chat.add_token("```python\nclient.get(url, follow_redirects=True)\n")
     qtbot.waitUntil(lambda: "client.get(url" in chat.conversation.toPlainText(), timeout=2000)
     block = chat.conversation.document().findBlock(chat.draft_at)
     assert block.text().startswith("client.get(url") and block.blockFormat().nonBreakableLines()  # it wrapped, bare
-    text = chat.conversation.toPlainText()
-    start = text.index("follow_redirects")
-    cursor = chat.conversation.textCursor()
-    cursor.setPosition(start)
-    cursor.setPosition(start + len("follow_redirects"), QTextCursor.MoveMode.KeepAnchor)
-    chat.conversation.setTextCursor(cursor)
+    select(chat.conversation, "follow_redirects")
     for piece in ("```\n", "It is off by default [1]."):
         chat.add_token(piece)
         qtbot.wait(150)
@@ -1265,18 +1262,11 @@ def test_moving_into_an_earlier_answer_lists_the_passages_it_was_given(window, q
 
 
 def test_a_citation_clicked_while_the_answer_streams_leaves_no_stray_selection_in_the_checked_answer(window, qtbot):
-    from repobot.desktop.qt import QTextCursor
-
     win = window(llm=SlowLLM(ANSWER))
     chat = win.chat
     assert win.ask("Does HTTPX follow redirects by default?")
     qtbot.waitUntil(lambda: "[1]" in chat.conversation.toPlainText().split("not checked yet")[-1], timeout=10000)
-    text = chat.conversation.toPlainText()
-    at = text.rindex("[1]")
-    cursor = chat.conversation.textCursor()  # what a click on the streamed [1] leaves: the link selected
-    cursor.setPosition(at)
-    cursor.setPosition(at + 3, QTextCursor.MoveMode.KeepAnchor)
-    chat.conversation.setTextCursor(cursor)
+    select(chat.conversation, "[1]", last=True)  # what a click on the streamed [1] leaves: the link selected
     qtbot.waitUntil(lambda: idle(win.controller) and bool(win.controller.turns), timeout=30000)
     assert chat.conversation.textCursor().selectedText() in ("", "[1]")  # it held two letters of another word
 
