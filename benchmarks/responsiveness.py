@@ -51,7 +51,7 @@ def main() -> int:
 
     from PySide6.QtCore import QEventLoop
 
-    from repobot.desktop.panels.chat import REDRAW_MS
+    from repobot.desktop.panels.answers import REDRAW_MS
     from repobot.desktop.qt import QApplication, QTimer
     from repobot.desktop.window import MainWindow
     from repobot.desktop.settings import SettingsStore
@@ -82,17 +82,18 @@ def main() -> int:
     # decoding while the window draws the streamed text as it comes (rendered, every REDRAW_MS, under 30 answers
     # on screen), against the same answer with the text drawn only once it is done; alternating, each in a new
     # conversation (the model reads the same prompt) with those 30 answers put on screen above it
-    long_history = win.chat.history_html * 30
+    view = win.chat.conversation
+    long_history = view.history_html * 30
     speeds: dict[str, list[float]] = {"drawn": [], "not drawn": []}
     for n in range(4):
         drawn = n % 2 == 0
-        win.chat.redraw.setInterval(REDRAW_MS if drawn else 10**8)
+        view.redraw.setInterval(REDRAW_MS if drawn else 10**8)
         c.conversation.new()
-        win.chat.history_html = long_history
+        view.history_html = long_history
         win.ask("How do I stream a large download without loading it into memory?")
         wait(lambda: bool(c.turns) and c.busy is Busy.IDLE)
         speeds["drawn" if drawn else "not drawn"].append(c.turns[-1].answer.timings.tokens_per_s)
-    win.chat.redraw.setInterval(REDRAW_MS)
+    view.redraw.setInterval(REDRAW_MS)
     result["answer_tokens_per_s_drawn"] = round(statistics.median(speeds["drawn"]), 1)
     result["answer_tokens_per_s_not_drawn"] = round(statistics.median(speeds["not drawn"]), 1)
     watch.reset()

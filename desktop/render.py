@@ -95,7 +95,7 @@ def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
         source = (f' <span style="color:#8250df;font-size:small">(the documents\' example, from '
                   f'{link_citations(f"[{s.suggested}]", turn)}, in place of the model\'s)</span>'
                   if part == "final" and s.example and s.suggested else "")
-        return f'<div>{link}{icon} code</a>{source}<pre style="background:{CODE_BACKGROUND}">{html.escape(s.text)}</pre></div>'
+        return f'<div>{link}{icon} code</a>{source}{code_html(s.text)}</div>'
     text = s.text[2:] if s.text.startswith("> ") else s.text  # quoted lines of an extractive answer
     section = (f'<span style="color:#57606a;font-size:small">{html.escape(s.section)} ›</span> '
                if s.section else "")  # a quote's section heading
@@ -209,13 +209,21 @@ def draft_html(text: str) -> str:
                 blocks.append("<br>".join(lines))
                 lines, code = [], []
             else:
-                blocks.append(f'<pre style="background:{CODE_BACKGROUND}">{html.escape(chr(10).join(code))}</pre>')
+                blocks.append(code_html("\n".join(code)))
                 code = None
         elif code is not None:
             code.append(line)
         else:
             bullet = re.match(r"\s*[-*] (.*)", line)
             lines.append("• " + _inline(bullet[1], -1) if bullet else _inline(line, -1))
-    blocks.append("<br>".join(lines) if code is None else
-                  f'<pre style="background:{CODE_BACKGROUND}">{html.escape(chr(10).join(code))}</pre>')
+    blocks.append("<br>".join(lines) if code is None else code_html("\n".join(code)))
     return "".join(b for b in blocks if b)
+
+
+def code_html(code: str) -> str:
+    """A code block, as the checked answer and the streamed text both show one.
+
+    >>> code_html("a < b")
+    '<pre style="background:#f6f8fa">a &lt; b</pre>'
+    """
+    return f'<pre style="background:{CODE_BACKGROUND}">{html.escape(code)}</pre>'

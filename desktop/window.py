@@ -66,9 +66,9 @@ class MainWindow(QMainWindow):
         c.embedding_paused.connect(self.collections.show_paused)
         c.asking.connect(self.chat.begin)
         c.retrieved.connect(self.chat.show_retrieved)
-        c.preview.connect(self.chat.show_preview)
-        c.drafting.connect(self.chat.show_drafting)
-        c.token.connect(self.chat.add_token)
+        c.preview.connect(self.chat.conversation.show_preview)
+        c.drafting.connect(self.chat.conversation.show_drafting)
+        c.token.connect(self.chat.conversation.add_token)
         c.answered.connect(lambda _turn: self.show_turns(keep_place=True))
         c.ask_failed.connect(lambda: self.show_turns(keep_place=True))
         for done in (c.answered, c.ask_failed):  # "Answering…" or "Stopping…" is over (news from meanwhile stays)
@@ -93,10 +93,10 @@ class MainWindow(QMainWindow):
         self.chat.copy_requested.connect(self.copy_conversation)
         self.chat.settings_changed.connect(lambda k, mode, lang: c.save_settings(k=k, mode=mode, language=lang))
         self.chat.model_chosen.connect(c.choose_model)
-        self.chat.link_clicked.connect(self.open_link)
+        self.chat.conversation.link_clicked.connect(self.open_link)
         self.chat.passage_clicked.connect(lambda root, hit: self.open_hit(root, hit))
-        self.chat.turn_read.connect(self.show_passages_of)
-        self.chat.hover_text = c.conversation.reason
+        self.chat.conversation.turn_read.connect(self.show_passages_of)
+        self.chat.conversation.hover_text = c.conversation.reason
         QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.chat.ask_from_box)
         QShortcut(QKeySequence("Escape"), self, activated=c.cancel)
         QShortcut(QKeySequence("Ctrl+L"), self, activated=self.chat.question.setFocus)
@@ -131,7 +131,8 @@ class MainWindow(QMainWindow):
         ``keep_place``: an answer came in, and a reader scrolled up stays where they are."""
         conversation = self.controller.conversation
         turns = conversation.turns
-        self.chat.show_turns([(t.answer, conversation.changed_sources(i)) for i, t in enumerate(turns)], keep_place)
+        self.chat.conversation.show_turns([(t.answer, conversation.changed_sources(i)) for i, t in enumerate(turns)],
+                                          keep_place)
         last = turns[-1] if turns else None
         self.chat.show_retrieved(last.root if last else Path(), last.answer.retrieved if last else [])
 
@@ -142,7 +143,7 @@ class MainWindow(QMainWindow):
             self.chat.show_retrieved(conversation.live.root, conversation.live.hits)
         elif 0 <= turn < len(conversation.turns):
             shown = conversation.turns[turn]
-            last = turn == len(conversation.turns) - 1 and self.chat.pending is None
+            last = turn == len(conversation.turns) - 1 and self.chat.conversation.pending is None
             self.chat.show_retrieved(shown.root, shown.answer.retrieved, "" if last else shown.answer.question)
 
     def new_conversation(self) -> None:

@@ -1,23 +1,20 @@
-"""The chat panel: settings row, the conversation, the retrieved passages, the question box and its buttons."""
+"""The chat panel: settings row, the conversation (``answers.AnswerView``), the retrieved passages, the question box
+and its buttons."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
-
 from repobot.engine.config import data_dir
-from repobot.engine.languages import LANGUAGE_CHOICES, language
+from repobot.engine.languages import LANGUAGE_CHOICES
 from repobot.engine.models import default_model_path, gguf_problem, list_models, missing_models
-from repobot.engine.quote import Choice
 from repobot.engine.retrieve import MODES
 
 from ..qt import (
-    QColor, QComboBox, QEvent, QFileDialog, QGuiApplication, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
-    QPlainTextEdit, QPushButton, QSpinBox, QTextBrowser, QTextCursor, QTimer, QToolTip, QUrl, QVBoxLayout, QWidget, Qt,
-    Signal,
+    QComboBox, QEvent, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
+    QSpinBox, QVBoxLayout, QWidget, Qt, Signal,
 )
-from ..render import CODE_BACKGROUND, TURN, WRITING, answer_html, pending_html, streamed_html
 from ..tasks import STOPPABLE, Busy
+from .answers import AnswerView
 from .layout import on_enter
 
 ROLE = Qt.ItemDataRole.UserRole
@@ -30,17 +27,6 @@ STOP_TEXT = {Busy.INDEXING: "Stop indexing"}
 STOP_TIPS = {Busy.ANSWERING: "Stop the answer being written (Esc): what it wrote is checked, and quotes are shown",
              Busy.INDEXING: "Stop indexing this folder (Esc): nothing indexed before is lost; Re-index to finish"}
 PASSAGES = "Retrieved passages"
-REDRAW_MS = 120  # the streamed text is redrawn at most this often (40 tokens/s: about 5 tokens a time)
-
-
-class Pending(NamedTuple):
-    """The answer being written: its question, the quotes shown meanwhile, the line above the streamed text, and
-    that text so far."""
-
-    question: str
-    preview: Choice | None
-    writing: str
-    draft: str = ""
 
 
 class ChatPanel(QWidget):
@@ -49,9 +35,7 @@ class ChatPanel(QWidget):
     copy_requested = Signal()
     settings_changed = Signal(int, str, str)  # k, mode, language
     model_chosen = Signal(str)  # "" for the default model
-    link_clicked = Signal(str)  # cite:… and sent:… links of the conversation
     passage_clicked = Signal(object, object)  # root, Hit
-    turn_read = Signal(int)  # the answer the reader moved into (-1: the one being written), whose passages to list
 
     def __init__(self, settings):
         super().__init__()
@@ -78,20 +62,7 @@ class ChatPanel(QWidget):
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet(ERROR_STYLE)
         self.banner.hide()
-        self.conversation = QTextBrowser()
-        self.conversation.setOpenLinks(False)
-        self.conversation.anchorClicked.connect(lambda url: self.link_clicked.emit(url.toString()))
-        self.conversation.highlighted.connect(self._hovered)
-        self.conversation.cursorPositionChanged.connect(self._cursor_moved)
-        self.reading: int | None = None  # the turn whose passages the list shows, once the reader moved into one
-        # one stop for Tab (it stopped on every link of every answer before reaching the question); the passages
-        # are reached by keyboard in the list below it
-        self.conversation.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
-            | Qt.TextInteractionFlag.LinksAccessibleByMouse)
-        self.conversation.setPlaceholderText(
-            "Ask a question about the documents. Citations and sources open beside the answer.")
-        self.hover_text = lambda link: ""  # set by the window: the reason shown for a hovered sentence
+        self.conversation = AnswerView()
         self.retrieved_label = QLabel(PASSAGES)
         self.retrieved_list = QListWidget()
         self.retrieved_list.setMaximumHeight(120)
@@ -111,12 +82,6 @@ class ChatPanel(QWidget):
         self.copy_button = QPushButton("Copy as markdown")
         self.copy_button.clicked.connect(self.copy_requested)
         self._layout()
-        self.history_html = ""  # the finished turns, rendered once each
-        self.redraw = QTimer(self, singleShot=True, interval=REDRAW_MS)  # the streamed text, drawn in batches
-        self.redraw.timeout.connect(self._redraw_draft)
-        self.draft_at = 0  # where the streamed text's block begins in the conversation's document
-        self.conversation.document().setUndoRedoEnabled(False)  # the redraws are edits: no undo history piling up
-        self.pending: Pending | None = None  # the answer being written
 
     def _layout(self) -> None:
         row = QHBoxLayout()
@@ -197,128 +162,11 @@ class ChatPanel(QWidget):
         self.banner.setText(message)
         self.banner.setVisible(bool(message))
 
-    # -- the conversation -------------------------------------------------------------------------------
-    def show_turns(self, turns, keep_place: bool = False) -> None:
-        """Render the finished turns (answer, ids of sources changed since), and nothing pending: at their end, unless
-        ``keep_place`` (an answer came in) and the reader had scrolled up."""
-        self.history_html = "".join(answer_html(i, a, language(a.language).missing_label, changed)
-                                    for i, (a, changed) in enumerate(turns))
-        self.pending = None
-        self.reading = None
-        self.redraw.stop()
-        self._set_html(self.history_html, keep_place)
-
+    # -- the conversation and its passages --------------------------------------------------------------
     def begin(self, question: str) -> None:
+        """A question asked: the passages of the last answer go, and the question is shown at once."""
         self.retrieved_list.clear()
-        self.pending = Pending(question, None, WRITING)
-        self._render_pending()
-        self._to_end()  # a new question is always shown
-
-    def show_preview(self, choice: Choice) -> None:
-        """The quotes, on screen at once, in the place the answer will take."""
-        if self.pending is not None:
-            self.pending = self.pending._replace(preview=choice)
-            self._render_pending()
-
-    def show_drafting(self, label: str) -> None:
-        """Say, above the text about to stream in, which language the model writes in when it is not the answer's."""
-        if self.pending is not None and label != self.pending.writing:  # a second draft replaces the first one's text
-            self.pending = self.pending._replace(writing=label, draft="")
-            self._render_pending()
-
-    def add_token(self, text: str) -> None:
-        """A piece of the model's text: shown rendered (code as code) at the next redraw, a few times a second."""
-        if self.pending is not None:
-            self.pending = self.pending._replace(draft=self.pending.draft + text)
-            if not self.redraw.isActive():
-                self.redraw.start()
-
-    def _redraw_draft(self) -> None:
-        """The timer's redraw of the streamed text; put off while a mouse button is down in the conversation (a
-        selection being dragged there was dropped by the redraw)."""
-        if QGuiApplication.mouseButtons() != Qt.MouseButton.NoButton and self.conversation.viewport().underMouse():
-            self.redraw.start()
-            return
-        self._draw_draft()
-
-    def _render_pending(self) -> None:
-        """The whole conversation with the answer being written at its end: the answers above, the quotes, the line
-        over the streamed text, and that text."""
-        if self.pending is None:
-            return
-        question, preview, writing, _ = self.pending
-        self._set_html(self.history_html + pending_html(question, preview, writing), keep_place=True)  # a reader
-        self.draft_at = self.conversation.document().lastBlock().position()  # scrolled up stays; the text's place
-        self._draw_draft()
-
-    def _draw_draft(self) -> None:
-        """Replace the streamed text's block, and nothing above it: redrawing every answer on screen each time
-        (setHtml) slowed the model's decoding from 39 to 31 tokens/s under 30 answers here."""
-        if self.pending is None:
-            return
-        following = self._at_end()
-        selection = self._selection()
-        cursor = QTextCursor(self.conversation.document())
-        cursor.setPosition(self.draft_at)
-        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
-        cursor.insertHtml(streamed_html(self.pending.draft))
-        if self.pending.draft.lstrip().startswith("```"):
-            # insertHtml merged the code's first line into the block it replaced, which is not a code block (the
-            # line wrapped, without its background): make that block one
-            cursor.setPosition(self.draft_at)
-            code = cursor.blockFormat()
-            code.setNonBreakableLines(True)
-            code.setBackground(QColor(CODE_BACKGROUND))
-            cursor.setBlockFormat(code)
-        if selection and max(selection[:2]) >= self.draft_at:  # in the text just replaced: put back by its numbers
-            self._select(selection)
-        if following:
-            self._to_end()
-
-    def _set_html(self, markup: str, keep_place: bool) -> None:
-        """Show ``markup``; at its end, unless ``keep_place`` and the reader had scrolled up, who then stays put. Text
-        the reader selected stays selected (the answers above are drawn again the same, so it is where it was)."""
-        bar = self.conversation.verticalScrollBar()
-        reading, kept = keep_place and not self._at_end(), bar.value()
-        selection = self._selection()
-        self.conversation.setHtml(markup)
-        if selection:
-            self._select(selection)
-        if reading:
-            bar.setValue(kept)
-        else:
-            self._to_end()
-
-    def _selection(self) -> tuple[int, int, str] | None:
-        """The reader's selection as numbers (anchor, position) and its text: the cursor itself follows the text it
-        was in, which a redraw replaces."""
-        selected = self.conversation.textCursor()
-        return (selected.anchor(), selected.position(), selected.selectedText()) if selected.hasSelection() else None
-
-    def _select(self, selection: tuple[int, int, str]) -> None:
-        """Select the same place again, if it still holds the same text (a citation clicked in the streamed text
-        was selected, and the checked answer then put its place round other words)."""
-        last = self.conversation.document().characterCount() - 1
-        cursor = QTextCursor(self.conversation.document())
-        cursor.setPosition(min(selection[0], last))
-        cursor.setPosition(min(selection[1], last), QTextCursor.MoveMode.KeepAnchor)
-        if cursor.selectedText() != selection[2]:  # gone: no selection, and the cursor stays where the redraw left it
-            cursor = self.conversation.textCursor()
-            cursor.clearSelection()
-        self.conversation.setTextCursor(cursor)
-
-    def _at_end(self) -> bool:
-        """Whether the conversation is scrolled to its end (within a line), so new text should stay in view."""
-        bar = self.conversation.verticalScrollBar()
-        return bar.value() >= bar.maximum() - 20
-
-    def _to_end(self) -> None:
-        if self.conversation.textCursor().hasSelection():  # scrolled there without moving it, which would drop it
-            bar = self.conversation.verticalScrollBar()
-            bar.setValue(bar.maximum())
-            return
-        self.conversation.moveCursor(QTextCursor.MoveOperation.End)
-        self.conversation.ensureCursorVisible()
+        self.conversation.begin(question)
 
     def show_retrieved(self, root: Path, hits, of: str = "") -> None:
         """List the passages an answer was given; ``of``: the question of an earlier answer, when it is not the
@@ -331,22 +179,6 @@ class ChatPanel(QWidget):
             item.setToolTip(f"lines {h.chunk.start}–{h.chunk.end}")
             self.retrieved_list.addItem(item)
 
-    def _cursor_moved(self) -> None:
-        """The reader moved (click, keys) into another answer: list the passages that one was given, so that an
-        earlier answer's sources are at hand by keyboard too. Moves the panel makes itself (redraws, following the
-        text) happen while the focus is elsewhere, or land in the answer already listed."""
-        if not self.conversation.hasFocus():
-            return
-        turn = turn_at(self.conversation.document(), self.conversation.textCursor().position())
-        if turn is not None and turn != self.reading:
-            self.reading = turn
-            self.turn_read.emit(turn)
-
-    def _hovered(self, url: QUrl) -> None:
-        text = self.hover_text(url.toString())
-        if text:
-            QToolTip.showText(self.cursor().pos(), text, self.conversation)
-
     # -- the question box ---------------------------------------------------------------------------------
     def eventFilter(self, obj, event):  # noqa: N802 (Qt name)
         if obj is self.question and event.type() == QEvent.Type.KeyPress:
@@ -358,22 +190,6 @@ class ChatPanel(QWidget):
 
     def ask_from_box(self) -> None:
         self.ask_requested.emit(self.question.toPlainText())
-
-
-def turn_at(document, position: int) -> int | None:
-    """The turn of the answer at ``position``: the last "Q:" anchor (``render.TURN``) at or before it."""
-    block = document.findBlock(position)
-    while block.isValid():
-        turn, piece = None, block.begin()
-        while not piece.atEnd():
-            for name in piece.fragment().charFormat().anchorNames():
-                if name.startswith(TURN):
-                    turn = int(name[len(TURN):])
-            piece += 1
-        if turn is not None:
-            return turn
-        block = block.previous()
-    return None
 
 
 def browse_folder() -> Path:

@@ -1098,7 +1098,7 @@ def test_the_draft_is_shown_rendered_while_it_streams_not_as_raw_markdown(window
     chat = win.chat
     chat.begin("How do I follow redirects?")
     for piece in ("Pass `follow_", "redirects=True` [1]:\n", "```python\n", "client.get(url, follow_redirects=True)"):
-        chat.add_token(piece)
+        chat.conversation.add_token(piece)
 
     def shown() -> str:
         return chat.conversation.toPlainText()
@@ -1107,11 +1107,11 @@ def test_the_draft_is_shown_rendered_while_it_streams_not_as_raw_markdown(window
     assert "`" not in shown() and "Pass follow_redirects=True [1]:" in shown()  # code spans and the open fence rendered
     markup = chat.conversation.toHtml()
     assert "<pre" in markup and 'href="cite:-1:1"' in markup  # the block as code; the citation opens its passage
-    chat.add_token("\n```\nDone [1].")
+    chat.conversation.add_token("\n```\nDone [1].")
     qtbot.waitUntil(lambda: "Done [1]." in shown(), timeout=3000)
     assert shown().rstrip().endswith("Done [1].▍")
-    chat.show_drafting("Its first draft was not backed by the passages; it writes again.")  # a second draft
-    chat.add_token("Again [2].")
+    chat.conversation.show_drafting("Its first draft was not backed by the passages; it writes again.")  # a second draft
+    chat.conversation.add_token("Again [2].")
     qtbot.waitUntil(lambda: "Again [2]." in shown(), timeout=3000)
     assert "Done [1]." not in shown() and "client.get" not in shown()  # the first draft's text is gone, as before
 
@@ -1187,7 +1187,7 @@ def test_text_selected_in_an_earlier_answer_stays_selected_while_the_next_one_st
     select(chat.conversation, "follow redirects")
     chat.begin("And how do I enable it?")
     for piece in ("Pass `follow_redirects=True` ", "to enable it [1]."):
-        chat.add_token(piece)
+        chat.conversation.add_token(piece)
     qtbot.waitUntil(lambda: "to enable it [1]." in chat.conversation.toPlainText(), timeout=3000)
     assert chat.conversation.textCursor().selectedText() == "follow redirects"  # a redraw dropped it
     bar = chat.conversation.verticalScrollBar()
@@ -1195,7 +1195,7 @@ def test_text_selected_in_an_earlier_answer_stays_selected_while_the_next_one_st
 
 
 def test_the_streamed_text_is_not_redrawn_under_a_selection_being_dragged(window, qtbot, monkeypatch):
-    from repobot.desktop.panels import chat as panel
+    from repobot.desktop.panels import answers as panel
     from repobot.desktop.qt import Qt
 
     chat = window().chat
@@ -1203,9 +1203,9 @@ def test_the_streamed_text_is_not_redrawn_under_a_selection_being_dragged(window
     held = {"button": Qt.MouseButton.LeftButton}
     monkeypatch.setattr(panel.QGuiApplication, "mouseButtons", lambda: held["button"])
     monkeypatch.setattr(chat.conversation.viewport(), "underMouse", lambda: True)
-    chat.add_token("Pass it [1].")
+    chat.conversation.add_token("Pass it [1].")
     qtbot.wait(400)  # three redraw periods
-    assert "Pass it [1]." not in chat.conversation.toPlainText() and chat.redraw.isActive()  # put off, not dropped
+    assert "Pass it [1]." not in chat.conversation.toPlainText() and chat.conversation.redraw.isActive()  # put off, not dropped
     held["button"] = Qt.MouseButton.NoButton  # the button is let go
     qtbot.waitUntil(lambda: "Pass it [1]." in chat.conversation.toPlainText(), timeout=2000)
 
@@ -1217,7 +1217,7 @@ def test_the_streamed_text_is_redrawn_alone_not_the_answers_above_it(window, qtb
     real = chat.conversation.setHtml
     monkeypatch.setattr(chat.conversation, "setHtml", lambda markup: whole.append(markup) or real(markup))
     for piece in ("Pass `follow_redirects=True` [1].", "\n```python\nclient.get(url)\n```\n", "Done [1]."):
-        chat.add_token(piece)
+        chat.conversation.add_token(piece)
         qtbot.wait(150)  # a redraw each
     assert chat.conversation.toPlainText().rstrip().endswith("client.get(url)\nDone [1].▍")
     assert whole == []  # every answer on screen laid out again, 8 times a second: decoding fell from 39 to 31 tokens/s
@@ -1226,13 +1226,13 @@ def test_the_streamed_text_is_redrawn_alone_not_the_answers_above_it(window, qtb
 def test_a_selection_in_the_streamed_text_survives_its_redraws_and_a_draft_opening_with_code_shows_it_as_code(window, qtbot):
     chat = window().chat
     chat.begin("How do I follow redirects?")
-    chat.add_token("```python\nclient.get(url, follow_redirects=True)\n")
+    chat.conversation.add_token("```python\nclient.get(url, follow_redirects=True)\n")
     qtbot.waitUntil(lambda: "client.get(url" in chat.conversation.toPlainText(), timeout=2000)
-    block = chat.conversation.document().findBlock(chat.draft_at)
+    block = chat.conversation.document().findBlock(chat.conversation.draft_at)
     assert block.text().startswith("client.get(url") and block.blockFormat().nonBreakableLines()  # it wrapped, bare
     select(chat.conversation, "follow_redirects")
     for piece in ("```\n", "It is off by default [1]."):
-        chat.add_token(piece)
+        chat.conversation.add_token(piece)
         qtbot.wait(150)
     assert "It is off by default [1]." in chat.conversation.toPlainText()
     assert chat.conversation.textCursor().selectedText() == "follow_redirects"  # it was lost at the next redraw
