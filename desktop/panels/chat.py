@@ -13,6 +13,7 @@ from ..qt import (
     QComboBox, QEvent, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
     QSpinBox, QVBoxLayout, QWidget, Qt, Signal,
 )
+from ..render import passage_rows
 from ..tasks import STOPPABLE, Busy
 from .answers import AnswerView
 from .layout import on_enter
@@ -64,6 +65,7 @@ class ChatPanel(QWidget):
         self.banner.hide()
         self.conversation = AnswerView()
         self.retrieved_label = QLabel(PASSAGES)
+        self.retrieved_label.setToolTip("Best first; [n] is the number the answer cites. Click or Enter opens one.")
         self.retrieved_list = QListWidget()
         self.retrieved_list.setMaximumHeight(120)
         self.retrieved_list.itemClicked.connect(lambda item: self.passage_clicked.emit(*item.data(ROLE)))
@@ -173,10 +175,10 @@ class ChatPanel(QWidget):
         last one's."""
         self.retrieved_label.setText(f"{PASSAGES} for “{of}”" if of else PASSAGES)
         self.retrieved_list.clear()
-        for h in hits:
-            item = QListWidgetItem(f"[{h.rank}] {h.chunk.source} — {h.chunk.heading or '(top)'}  · {h.score:.4f}")
-            item.setData(ROLE, (root, h))
-            item.setToolTip(f"lines {h.chunk.start}–{h.chunk.end}")
+        for row in passage_rows(hits):
+            item = QListWidgetItem(row.label)
+            item.setData(ROLE, (root, row.hit))
+            item.setToolTip(row.tip)
             self.retrieved_list.addItem(item)
 
     # -- the question box ---------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from repobot.desktop.render import passage_rows
 from repobot.desktop.settings import Settings, SettingsStore
 from repobot.desktop.tasks import Busy
 from repobot.desktop.window import MainWindow
@@ -1244,7 +1245,7 @@ def test_moving_into_an_earlier_answer_lists_the_passages_it_was_given(window, q
     win = window()
     ask_and_wait(qtbot, win, "Does HTTPX follow redirects by default?")
     ask_and_wait(qtbot, win, "What is the default timeout?")
-    first, last = (t.answer.retrieved for t in win.controller.turns)
+    first, last = ([row.hit for row in passage_rows(t.answer.retrieved)] for t in win.controller.turns)
     assert first != last
     chat = win.chat
 
