@@ -51,9 +51,33 @@ _EMPHASIS = re.compile(r"(?<![\w*])(\*\*|\*|__)(?=\S)|(?<=\S)(\*\*|\*|__)(?![\w*
 _ATTRIBUTES = re.compile(r"\s*\{\s*[#.][^{}]*\}")  # mkdocs "## Title { #title }"
 
 
+STATUS_WORDS = {"exempt": "not a claim"}  # what the window calls a status whose engine name is jargon
+EXEMPT = re.compile(r"^exempt: (Exempt: )?")
+
+
 def status_badge(status: str) -> str:
     colour, icon = STATUS_STYLE[status]
-    return f'<span style="color:{colour}">{icon} {status}</span>'
+    return f'<span style="color:{colour}">{icon} {status_words(status)}</span>'
+
+
+def status_words(status: str) -> str:
+    """A sentence's status as the window names it ("exempt" meant nothing to a user; the CLI's JSON keeps it).
+
+    >>> status_words("exempt"), status_words("supported")
+    ('not a claim', 'supported')
+    """
+    return STATUS_WORDS.get(status, status)
+
+
+def reason_text(explained: str) -> str:
+    """What hovering a sentence says (``Support.explained``), in the window's words.
+
+    >>> reason_text("exempt: Exempt: introduces the code that follows.")
+    'not a claim, so not checked: introduces the code that follows.'
+    >>> reason_text("supported: Passage [1] supports it.")
+    'supported: Passage [1] supports it.'
+    """
+    return EXEMPT.sub("not a claim, so not checked: ", explained)
 
 
 def plain_text(markdown: str) -> str:
@@ -121,9 +145,9 @@ def sentence_html(turn: int, part: str, index: int, s: Support) -> str:
              if part == "final" and s.cited_by == "checker" and not s.is_quote else "")
     checked = (f'<span style="color:#57606a;font-size:small">&nbsp;&nbsp;&nbsp;&nbsp;checked as: '
                f'{_inline(s.checked_as, turn)}</span><br>' if part == "final" and s.checked_as else "")
-    hover = html.escape(s.explained, quote=True)  # on the words too, not only on the mark
+    hover = html.escape(reason_text(s.explained), quote=True)  # on the words too, not only on the mark
     return (f'{link}{icon}</a> {section}<span style="color:{colour}" title="{hover}">{_inline(text, turn)}</span>{added} '
-            f'<span style="color:{colour};font-size:small">[{s.status}]</span><br>{checked}')
+            f'<span style="color:{colour};font-size:small">[{status_words(s.status)}]</span><br>{checked}')
 
 
 def question_html(question: str, searched_for: str = "", turn: int = -1) -> str:

@@ -16,6 +16,7 @@ from .panels.chat import ChatPanel
 from .panels.collections import CollectionsPanel
 from .panels.history import HistoryPanel
 from .panels.viewer import ViewerPanel
+from .render import reason_text
 from .qt import QGuiApplication, QKeySequence, QLabel, QMainWindow, QShortcut, QSize, QSplitter, Qt, offscreen
 from .settings import SettingsStore
 
@@ -96,7 +97,7 @@ class MainWindow(QMainWindow):
         self.chat.conversation.link_clicked.connect(self.open_link)
         self.chat.passage_clicked.connect(lambda root, hit: self.open_hit(root, hit))
         self.chat.conversation.turn_read.connect(self.show_passages_of)
-        self.chat.conversation.hover_text = c.conversation.reason
+        self.chat.conversation.hover_text = lambda link: reason_text(c.conversation.reason(link))
         QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.chat.ask_from_box)
         QShortcut(QKeySequence("Escape"), self, activated=c.cancel)
         QShortcut(QKeySequence("Ctrl+L"), self, activated=self.chat.question.setFocus)

@@ -41,6 +41,34 @@ def language_label(code: str, pages: int) -> str:
     return f"{f'{name} ({code})' if name else code} — {pages:,} page{'s' if pages != 1 else ''}"
 
 
+def index_summary(report) -> str:
+    """What indexing a folder did, in the window's words (it said "12 files, 56 chunks (+23 ~0 −0)").
+
+    >>> from repobot.desktop.reports import IndexReport
+    >>> report = IndexReport(23, 56, 1.23, 23, 0, 0, 0, [], [])
+    >>> index_summary(report)
+    '23 files, 56 passages; 23 files added, in 1.2 s'
+    >>> index_summary(report._replace(added=0, updated=1, removed=2, languages=("en", "zh")))
+    '23 files, 56 passages; 1 file changed, 2 removed, in 1.2 s · languages en, zh'
+    >>> index_summary(report._replace(added=0, files=1))
+    '1 file, 56 passages; nothing changed, in 1.2 s'
+    """
+    done = [(n, what) for n, what in ((report.added, "added"), (report.updated, "changed"), (report.removed, "removed"))
+            if n]
+    changes = ", ".join(f"{files(n) if i == 0 else f'{n:,}'} {what}" for i, (n, what) in enumerate(done))
+    languages = f" · languages {', '.join(report.languages)}" if report.languages else ""
+    return f"{files(report.files)}, {report.chunks:,} passages; {changes or 'nothing changed'}, in {report.seconds:.1f} s{languages}"
+
+
+def files(n: int) -> str:
+    """A count of files, in words.
+
+    >>> files(1), files(1234)
+    ('1 file', '1,234 files')
+    """
+    return f"{n:,} file{'s' if n != 1 else ''}"
+
+
 class LanguagesDialog(QDialog):
     """Which languages of a translated tree to index: one box each, at least one ticked."""
 
@@ -193,9 +221,7 @@ class CollectionsPanel(QWidget):
 
     def show_indexed(self, report, root: str = "") -> None:
         self._indexing.discard(root)
-        changed = f"+{report.added} ~{report.updated} −{report.removed}"
-        languages = f" · languages {', '.join(report.languages)}" if report.languages else ""
-        text = f"{report.files} files, {report.chunks} chunks ({changed}) in {report.seconds:.1f} s{languages}"
+        text = index_summary(report)
         if report.pending:
             self.label.setText(f"Searchable now (by words); embedding {report.pending:,} passages in the background — {text}")
             return

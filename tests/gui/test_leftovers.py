@@ -26,3 +26,18 @@ def test_the_passage_list_names_each_section_once_in_plain_words_without_scores(
     chat.passage_clicked.connect(lambda root, hit: opened.append(hit.rank))
     chat.retrieved_list.itemClicked.emit(chat.retrieved_list.item(0))
     assert opened == [1]  # the section's first passage
+
+
+def test_the_window_says_passages_and_what_indexing_did_in_words_and_never_exempt(window, monkeypatch):  # noqa: F811
+    """"12 files, 56 chunks (+23 ~0 −0)" and "[exempt]" were the engine's words, not a user's."""
+    from repobot.desktop.render import sentence_html
+    from repobot.engine.support import LEAD, Support
+
+    win = window()
+    said = win.collections.label.text()
+    assert said.startswith("2 files, ") and " passages; 2 files added, in " in said, said
+    assert "chunk" not in said and "+2" not in said
+    lead = sentence_html(0, "final", 0, Support("Pass it like this:", [], "exempt", {}, None, LEAD))
+    assert "exempt" not in lead.lower() and "[not a claim]" in lead and "so not checked: introduces the code" in lead
+    monkeypatch.setattr(win.controller.conversation, "reason", lambda link: f"exempt: {LEAD}")
+    assert win.chat.conversation.hover_text("sent:0:final:0") == "not a claim, so not checked: introduces the code that follows."
