@@ -186,3 +186,11 @@ class Controller(QObject):
             self.tasks.cancel()
             self.tasks.cancel(Busy.PREPARING)
             self.status.emit(STOPPING)
+
+    def stop(self) -> None:
+        """The Stop button: what Esc stops (an answer, indexing); while a folder is only embedded in the background,
+        what the left pane's Cancel does then: pause the embedding, keeping what is embedded."""
+        if self.busy is Busy.EMBEDDING:
+            self.cancel_indexing()
+        else:
+            self.cancel()

@@ -67,7 +67,7 @@ class Job:
 EMBEDDING_PAUSED = "Embedding paused; the folder stays searchable by words, and resumes from here."
 
 
-STOPPABLE = (Busy.ANSWERING, Busy.INDEXING)  # what Stop and Esc stop; embedding has its own Cancel (a pause)
+STOPPABLE = (Busy.ANSWERING, Busy.INDEXING)  # what Esc stops; the Stop button also pauses embedding, as Cancel does
 
 
 def message_for(kind: Busy, err: BaseException) -> str:
@@ -111,9 +111,11 @@ class TaskRunner(QObject):
     # -- the GUI thread's side --------------------------------------------------------------------------
     @property
     def busy(self) -> Busy:
-        """The foreground work going on (a background job only when nothing else is)."""
+        """The foreground work going on; a background job only when nothing else is, embedding before reading ahead
+        (seconds, where embedding takes minutes and Stop can pause it)."""
         kinds = [job.kind for job in self._jobs.values()]
-        return next((k for k in kinds if k not in BACKGROUND), kinds[0] if kinds else Busy.IDLE)
+        background = Busy.EMBEDDING if Busy.EMBEDDING in kinds else (kinds[0] if kinds else Busy.IDLE)
+        return next((k for k in kinds if k not in BACKGROUND), background)
 
     def waiting(self, kind: Busy) -> bool:
         """Whether a job of this kind is running or queued."""

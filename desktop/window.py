@@ -90,7 +90,7 @@ class MainWindow(QMainWindow):
         self.collections.cancel_requested.connect(c.cancel_indexing)
         self.collections.open_requested.connect(lambda root, source, anchor: self.viewer.open_file(root, source, anchor=anchor or None))
         self.chat.ask_requested.connect(self.ask)
-        self.chat.stop_requested.connect(c.cancel)
+        self.chat.stop_requested.connect(c.stop)
         self.chat.copy_requested.connect(self.copy_conversation)
         self.chat.settings_changed.connect(lambda k, mode, lang: c.save_settings(k=k, mode=mode, language=lang))
         self.chat.model_chosen.connect(c.choose_model)

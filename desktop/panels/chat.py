@@ -24,9 +24,12 @@ BROWSE = "__browse__"
 
 ERROR_STYLE = "color:#cf222e; background:#ffebe9; padding:4px"
 NOTICE_STYLE = "color:#0a3069; background:#ddf4ff; padding:4px"
-STOP_TEXT = {Busy.INDEXING: "Stop indexing"}
+STOP_TEXT = {Busy.INDEXING: "Stop indexing", Busy.EMBEDDING: "Pause embedding"}
 STOP_TIPS = {Busy.ANSWERING: "Stop the answer being written (Esc): what it wrote is checked, and quotes are shown",
-             Busy.INDEXING: "Stop indexing this folder (Esc): nothing indexed before is lost; Re-index to finish"}
+             Busy.INDEXING: "Stop indexing this folder (Esc): nothing indexed before is lost; Re-index to finish",
+             Busy.EMBEDDING: "Pause embedding this folder in the background, as Cancel in the left pane does: it stays "
+                             "searchable by words and keeps what is embedded; Re-index to go on"}
+STOPS = (*STOPPABLE, Busy.EMBEDDING)  # what the button stops: Esc's, and the long embedding after indexing
 PASSAGES = "Retrieved passages"
 
 
@@ -146,7 +149,7 @@ class ChatPanel(QWidget):
     # -- state ----------------------------------------------------------------------------------------
     def set_busy(self, busy: Busy, models_ok: bool) -> None:
         self.ask_button.setEnabled(models_ok and busy is not Busy.ANSWERING)
-        self.stop_button.setEnabled(busy in STOPPABLE)
+        self.stop_button.setEnabled(busy in STOPS)
         # it stops whatever runs: say which (beside Ask, "Stop" read as stopping an answer while a folder indexed)
         self.stop_button.setText(STOP_TEXT.get(busy, "Stop"))
         self.stop_button.setToolTip(STOP_TIPS.get(busy, ""))

@@ -1,10 +1,12 @@
 """The window's leftovers a new user found (docs/known-problems.md, "A new user's drive of these"), each mended."""
 
+import threading
 from pathlib import Path
 
+from repobot.desktop.tasks import Busy
 from repobot.engine.chunk import Chunk
 from repobot.engine.retrieve import Hit
-from tests.gui.test_window import settings_path, window  # noqa: F401 (fixtures)
+from tests.gui.test_window import SlowEmbedder, settings_path, slow_window, window  # noqa: F401 (fixtures)
 
 
 def listed(chat) -> list[str]:
@@ -41,3 +43,32 @@ def test_the_window_says_passages_and_what_indexing_did_in_words_and_never_exemp
     assert "exempt" not in lead.lower() and "[not a claim]" in lead and "so not checked: introduces the code" in lead
     monkeypatch.setattr(win.controller.conversation, "reason", lambda link: f"exempt: {LEAD}")
     assert win.chat.conversation.hover_text("sent:0:final:0") == "not a claim, so not checked: introduces the code that follows."
+
+
+def test_stop_pauses_the_background_embedding_as_cancel_does_and_says_so(qtbot, docs, settings_path):  # noqa: F811
+    """"Stop indexing" showed only while files were read; the minutes of embedding after had the left pane's Cancel
+    alone. Esc still leaves the embedding be (test_window: test_esc_while_a_folder_embeds…)."""
+    win = slow_window(qtbot, docs, settings_path, 40)
+    win.show()
+    c, stop = win.controller, win.chat.stop_button
+    qtbot.waitUntil(lambda: c.models_ok and c.busy is Busy.EMBEDDING, timeout=20000)
+    qtbot.waitUntil(stop.isEnabled, timeout=5000)
+    assert stop.text() == "Pause embedding" and "as Cancel in the left pane does" in stop.toolTip()
+    stop.click()
+    SlowEmbedder.release.set()
+    qtbot.waitUntil(lambda: not c.tasks.waiting(Busy.EMBEDDING), timeout=20000)
+    assert win.collections.label.text().startswith("Embedding paused")  # as after Cancel
+    assert not win.collections.cancel_button.isEnabled() and not stop.isEnabled() and stop.text() == "Stop"
+    assert c.indexed_reports[c.active].pending > 0  # paused, not finished: what is embedded is kept
+    win.close()
+
+
+def test_embedding_is_what_the_window_is_busy_with_while_the_model_reads_ahead_beside_it(qapp):
+    from repobot.desktop.tasks import TaskRunner
+
+    runner, hold = TaskRunner(), threading.Event()
+    runner.submit(Busy.PREPARING, lambda context: hold.wait(5))
+    runner.submit(Busy.EMBEDDING, lambda context: hold.wait(5))
+    assert runner.busy is Busy.EMBEDDING  # it said PREPARING, and Stop could not pause the embedding until then
+    hold.set()
+    runner.shutdown()
