@@ -15,6 +15,7 @@ from .conversation import source_changed
 from .panels.chat import ChatPanel
 from .panels.collections import CollectionsPanel
 from .panels.history import HistoryPanel
+from .panels.layout import tab_order
 from .panels.viewer import ViewerPanel
 from .render import reason_text
 from .qt import QGuiApplication, QKeySequence, QLabel, QMainWindow, QShortcut, QSize, QSplitter, Qt, offscreen
@@ -44,6 +45,7 @@ class MainWindow(QMainWindow):
         self.model_state = QLabel()  # the model's state, which stays in view whatever news comes after
         self.statusBar().addPermanentWidget(self.model_state)
         self._wire(c)
+        self._tab_order()
         self.show_collections()
         self.chat.question.setFocus()  # a new window is for asking (it opened in the file filter)
         c.start()
@@ -103,6 +105,13 @@ class MainWindow(QMainWindow):
         QShortcut(QKeySequence("Ctrl+L"), self, activated=self.chat.question.setFocus)
         QShortcut(QKeySequence.StandardKey.Find, self, activated=self.viewer.focus_find)
         QShortcut(QKeySequence.StandardKey.New, self, activated=self.new_conversation)
+
+    def _tab_order(self) -> None:
+        """Tab from the question: its buttons, the conversation, its passages, the viewer, the left pane, and the
+        settings row last, then the question again (it went through the viewer and the left pane before the settings
+        row, in the order the widgets were made)."""
+        tab_order(*self.chat.answer_focus(), *self.viewer.focus_order(), *self.collections.focus_order(),
+                  *self.history.focus_order(), *self.chat.settings_focus(), self.chat.question)
 
     def fit_screen(self, wanted: QSize = QSize(1500, 900), panes: tuple[int, ...] = ()) -> None:
         """Open at ``wanted``, or at the screen's free area when that is smaller (a 1366 x 768 laptop), so that the

@@ -108,6 +108,15 @@ class ChatPanel(QWidget):
         layout.addWidget(self.retrieved_list)
         layout.addLayout(ask)
 
+    def answer_focus(self) -> list[QWidget]:
+        """The chat's widgets Tab goes through first: the question, its buttons, the conversation, its passages."""
+        return [self.question, self.ask_button, self.stop_button, self.copy_button, self.conversation,
+                self.retrieved_list]
+
+    def settings_focus(self) -> list[QWidget]:
+        """The settings row, which Tab reaches last (set once, seldom changed)."""
+        return [self.model_combo, self.k_spin, self.mode_combo, self.lang_combo]
+
     # -- models and settings ------------------------------------------------------------------------
     def fill_models(self, current: str) -> None:
         self.model_combo.clear()

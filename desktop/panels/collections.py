@@ -158,6 +158,11 @@ class CollectionsPanel(QWidget):
         bar.addWidget(self.cancel_button)
         layout.addLayout(bar)
 
+    def focus_order(self) -> list[QWidget]:
+        """Tab's way through the panel, top to bottom."""
+        return [self.filter_box, self.tree, self.add_button, self.remove_button, self.reindex_button,
+                self.languages_button, self.cancel_button]
+
     # -- showing ---------------------------------------------------------------------------------
     def show_collections(self, collections: list[str], active: str, sources: dict[str, list[str]]) -> None:
         self.tree.clear()

@@ -36,7 +36,7 @@ class HistoryPanel(QWidget):
         on_enter(self.list, lambda item: self.open_requested.emit(item.data(ROLE)))
         QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.list, context=Qt.ShortcutContext.WidgetShortcut,
                   activated=self._delete)  # the Delete key, as the button (it asks first)
-        buttons = []
+        self.buttons = buttons = []
         for text, slot in (("New", self.new_requested.emit), ("Rename", self._rename), ("Delete", self._delete),
                            ("Export…", self._export)):
             buttons.append(QPushButton(text))
@@ -47,6 +47,10 @@ class HistoryPanel(QWidget):
         layout.addWidget(self.search_box)
         layout.addWidget(self.list, 1)
         layout.addLayout(button_grid(*buttons))
+
+    def focus_order(self) -> list[QWidget]:
+        """Tab's way through the panel, top to bottom."""
+        return [self.search_box, self.list, *self.buttons]
 
     def show_conversations(self, conversations, current: int | None) -> None:
         self.list.clear()

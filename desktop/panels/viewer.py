@@ -88,6 +88,10 @@ class ViewerPanel(QWidget):
         layout.addLayout(find)
         layout.addWidget(self.view, 1)
 
+    def focus_order(self) -> list[QWidget]:
+        """Tab's way through the viewer: its find box, then the file."""
+        return [self.find_box, self.view]
+
     def open_file(self, root: Path, source: str, *, lines: tuple[int, int] | None = None, anchor: str | None = None) -> bool:
         path = root / source
         if not inside(root, path):

@@ -72,3 +72,29 @@ def test_embedding_is_what_the_window_is_busy_with_while_the_model_reads_ahead_b
     assert runner.busy is Busy.EMBEDDING  # it said PREPARING, and Stop could not pause the embedding until then
     hold.set()
     runner.shutdown()
+
+
+def test_tab_goes_from_the_question_through_the_answer_the_viewer_the_left_pane_then_the_settings(window, qtbot):  # noqa: F811
+    """Tab went through the viewer and the left pane before the settings row, then the conversation, in the order
+    the widgets were made."""
+    from repobot.desktop.qt import QApplication, Qt
+
+    win = window()
+    chat, viewer, left, history = win.chat, win.viewer, win.collections, win.history
+    names = {chat.question: "question", chat.ask_button: "ask", chat.conversation: "conversation",
+             chat.retrieved_list: "passages", viewer.find_box: "find", viewer.view: "viewer", left.filter_box: "filter",
+             left.tree: "tree", history.search_box: "search", history.list: "conversations",
+             chat.model_combo: "model", chat.k_spin: "k", chat.mode_combo: "mode", chat.lang_combo: "language"}
+    chat.question.setFocus()
+    qtbot.waitUntil(chat.question.hasFocus, timeout=2000)
+    visited = []
+    for _ in range(40):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        now = QApplication.focusWidget()
+        now = names.get(now) or names.get(now.parentWidget())  # a spin box's line edit is the spin box
+        if now:
+            visited.append(now)
+        if now == "question":
+            break
+    assert visited == ["ask", "conversation", "passages", "find", "viewer", "filter", "tree", "search",
+                       "conversations", "model", "k", "mode", "language", "question"]
