@@ -13,7 +13,7 @@ from ..qt import (
     QPushButton, QSizePolicy, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget, Qt, Signal,
 )
 from ..document import heading_lines
-from .layout import ask_yes_no, button_grid
+from .layout import PATH_ROLE, PathDelegate, ask_yes_no, button_grid
 
 ROLE = Qt.ItemDataRole.UserRole
 LANGUAGE_NAMES = {
@@ -122,6 +122,8 @@ class CollectionsPanel(QWidget):
         self.bundled = bundled
         self.tree = QTreeWidget()
         self.tree.setHeaderHidden(True)
+        # a long path (FastAPI's en/docs/tutorial/security/…) keeps its file name in view; whole on hover
+        self.tree.setItemDelegate(PathDelegate(self.tree))
         self.tree.itemClicked.connect(self._clicked)
         self.tree.itemExpanded.connect(self._expanded)
         self.filter_box = QLineEdit(placeholderText="Filter files…")
@@ -178,6 +180,8 @@ class CollectionsPanel(QWidget):
                 item.addChild(hint)
             for source in sources.get(root, []):
                 child = QTreeWidgetItem([source])
+                child.setToolTip(0, str(Path(root) / source))
+                child.setData(0, PATH_ROLE, True)
                 child.setData(0, ROLE, Entry("file", root, source))
                 child.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
                 item.addChild(child)
@@ -308,6 +312,7 @@ class CollectionsPanel(QWidget):
             return
         for level, line, title in heading_lines(text):
             child = QTreeWidgetItem(["  " * (level - 1) + title])
+            child.setToolTip(0, title)
             child.setData(0, ROLE, Entry("heading", entry.root, entry.source, line))
             item.addChild(child)
         item.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.DontShowIndicatorWhenChildless)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..qt import QGridLayout, QKeySequence, QListWidget, QMessageBox, QPushButton, QShortcut, Qt, QWidget
+from ..qt import (
+    QFontMetrics, QGridLayout, QKeySequence, QListWidget, QMessageBox, QPushButton, QShortcut, QStyle,
+    QStyledItemDelegate, Qt, QWidget,
+)
+
+PATH_ROLE = Qt.ItemDataRole.UserRole + 1  # set on an item whose text is a file's path: shortened by PathDelegate
 
 
 def button_grid(*buttons: QPushButton, columns: int = 2) -> QGridLayout:
@@ -38,3 +43,29 @@ def tab_order(*widgets: QWidget) -> None:
     """Tab goes through ``widgets`` in this order (Qt's own order follows when each was made, not where it is)."""
     for before, after in zip(widgets, widgets[1:]):
         QWidget.setTabOrder(before, after)
+
+
+def elide_path(path: str, metrics: QFontMetrics, width: int) -> str:
+    """``path`` as it fits in ``width``: whole, else its folders cut in the middle and its file name whole
+    ("en/docs/tu…/security/oauth2-jwt.md"), else cut in the middle as a whole."""
+    if metrics.horizontalAdvance(path) <= width:
+        return path
+    folder, _, name = path.rpartition("/")
+    room = width - metrics.horizontalAdvance("/" + name)
+    if folder and room >= metrics.horizontalAdvance("…"):
+        return metrics.elidedText(folder, Qt.TextElideMode.ElideMiddle, room) + "/" + name
+    return metrics.elidedText(path, Qt.TextElideMode.ElideMiddle, width)
+
+
+class PathDelegate(QStyledItemDelegate):
+    """Draws an item marked with ``PATH_ROLE`` as a path that keeps its file name in view (Qt cut it at the right,
+    and the file name was what went)."""
+
+    def initStyleOption(self, option, index) -> None:  # noqa: N802 (Qt name)
+        super().initStyleOption(option, index)
+        view = option.widget or self.parent()  # the view it draws for
+        if index.data(PATH_ROLE) and view is not None:
+            style = view.style()
+            text = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, view)
+            margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, view) + 1
+            option.text = elide_path(option.text, option.fontMetrics, text.width() - 2 * margin)

@@ -98,3 +98,27 @@ def test_tab_goes_from_the_question_through_the_answer_the_viewer_the_left_pane_
             break
     assert visited == ["ask", "conversation", "passages", "find", "viewer", "filter", "tree", "search",
                        "conversations", "model", "k", "mode", "language", "question"]
+
+
+def test_a_long_file_path_in_the_left_tree_shows_its_file_name_and_the_whole_path_on_hover(window, docs):  # noqa: F811
+    """FastAPI's en/docs/tutorial/security/… paths were cut off at the right: the file name was what went."""
+    from repobot.desktop.qt import QFontMetrics, QStyleOptionViewItem
+
+    long = "en/docs/tutorial/security/simple-oauth2-with-password-and-bearer/oauth2-jwt-password-hashing.md"
+    (docs / long).parent.mkdir(parents=True)
+    (docs / long).write_text("# Password hashing\n\nHash the passwords with `pwdlib`.\n", encoding="utf-8")
+    win = window(corpus=docs)
+    tree = win.collections.tree
+    top = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount()) if tree.topLevelItem(i).childCount() > 1)
+    item = next(top.child(n) for n in range(top.childCount()) if top.child(n).text(0) == long)
+    assert item.toolTip(0) == str(docs / long)
+    option = QStyleOptionViewItem()
+    option.initFrom(tree)
+    option.rect = tree.visualItemRect(item)
+    assert 0 < option.rect.width() < QFontMetrics(tree.font()).horizontalAdvance(long)  # it does not fit
+    tree.itemDelegate().initStyleOption(option, tree.indexFromItem(item))  # what the tree draws
+    assert option.text.endswith("/oauth2-jwt-password-hashing.md") and option.text.startswith("e"), option.text
+    assert "…" in option.text and QFontMetrics(tree.font()).horizontalAdvance(option.text) <= option.rect.width()
+    hint = top.child(0) if top.child(0) is not item else top.child(1)
+    tree.itemDelegate().initStyleOption(option, tree.indexFromItem(hint))
+    assert option.text == hint.text(0)  # another row (a heading with "HTTP/2" in it) is drawn as Qt draws it
