@@ -270,7 +270,8 @@ def streamed_html(draft: str) -> str:
 def draft_html(text: str) -> str:
     r"""The model's text as far as it has come, shown as the checked answer will be: fenced code as a block (from its
     opening fence, before the closing one has come), `code`, **bold** and bullets; its citations open the passages
-    being answered from (turn -1). Unfinished markup shows as typed until its end arrives.
+    being answered from (turn -1). A code span is code from its opening backtick; other unfinished markup (``**``)
+    shows as typed until its end arrives.
 
     >>> draft_html("Use `follow_redirects=True` [1].\n```python\nhttpx.get(u")
     'Use <code>follow_redirects=True</code> <a href="cite:-1:1">[1]</a>.<pre style="background:#f6f8fa">httpx.get(u</pre>'
@@ -278,7 +279,10 @@ def draft_html(text: str) -> str:
     '• one<br>• **two'
     """
     blocks, lines, code = [], [], None  # code: the fenced block's lines while inside one
-    for line in text.split("\n"):
+    written = text.split("\n")
+    for n, line in enumerate(written):
+        if n == len(written) - 1 and code is None:  # the line being written
+            line = close_open_code(line)
         if line.lstrip().startswith("```"):
             if code is None:
                 blocks.append("<br>".join(lines))
@@ -293,6 +297,20 @@ def draft_html(text: str) -> str:
             lines.append("• " + _inline(bullet[1], -1) if bullet else _inline(line, -1))
     blocks.append("<br>".join(lines) if code is None else code_html("\n".join(code)))
     return "".join(b for b in blocks if b)
+
+
+def close_open_code(line: str) -> str:
+    """The line being written, its code span shown as code before its closing backtick comes (a lone "`" showed
+    until then): closed at the line's end, or left out while nothing follows it; a fence being typed shows nothing.
+
+    >>> close_open_code("Pass `follow_red"), close_open_code("Pass `"), close_open_code("``"), close_open_code("`a` b")
+    ('Pass `follow_red`', 'Pass ', '', '`a` b')
+    """
+    if line.strip() in ("`", "``"):
+        return ""
+    if line.count("`") % 2 == 0:
+        return line
+    return line[:-1] if line.endswith("`") else line + "`"
 
 
 def code_html(code: str) -> str:
