@@ -64,7 +64,8 @@ class Embeddings(QObject):
         def failed(message):
             cancelled_by_user = message == EMBEDDING_PAUSED and self._jobs.get(root) == job  # Cancel, not a re-index or removal
             forget()
-            self.status.emit(message)
+            if message != EMBEDDING_PAUSED or cancelled_by_user:  # a re-index's own news stays (it said "paused")
+                self.status.emit(message)
             if cancelled_by_user:
                 self.paused.emit()  # the panel stops saying "embedding …", and Cancel is off
 

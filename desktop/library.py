@@ -25,7 +25,7 @@ from repobot.engine.store import writable_data_dir
 from .conversation import Conversation
 from .embedding import Embeddings
 from .qt import QObject, Signal
-from .reports import IndexReport, index_report
+from .reports import IndexReport, index_report, searchable_text
 from .settings import Settings, SettingsStore
 from .tasks import BACKGROUND, Busy, TaskRunner
 from .watch import FolderWatcher
@@ -192,8 +192,8 @@ class Library(QObject):
     def _models_loaded(self, name: str) -> None:
         """The models are in: say so, let a waiting question go, and read the active folder's prompts ahead."""
         self.models_ok = True
-        if not self.tasks.waiting(Busy.INDEXING):  # else the indexing news stays; the corner names the model
-            self.status.emit(f"Ready — {name}")
+        if not self.tasks.waiting(Busy.INDEXING) and not self.tasks.waiting(Busy.EMBEDDING):
+            self.status.emit(f"Ready — {name}")  # else the indexing or embedding news stays; the corner names the model
         self.models_ready.emit(name)
         self.ready.emit()
         self.prepare(self.active)
@@ -276,6 +276,7 @@ class Library(QObject):
         if moved and not self.index_message:
             self.notice.emit(moved)
         self.indexed.emit(root, report)
+        self.status.emit(searchable_text(Path(root).name, report.pending))  # it said "Indexing …" until embedded
         self.ready.emit()
         self.prepare(root)  # before embedding, which would hold it back for minutes
         if report.pending:
@@ -318,3 +319,4 @@ class Library(QObject):
         """Stop indexing and background embedding; what was embedded is kept and resumed next time."""
         self.tasks.cancel(Busy.INDEXING)
         self.embeddings.pause_all()
+

@@ -30,3 +30,16 @@ def index_report(collection, report) -> IndexReport:
         sorted(index.files), index.pending_chunks, tuple(sorted(collection.selected or ())),
         tuple(sorted((collection.available or {}).items())), tuple(collection.notes),
     )
+
+
+def searchable_text(name: str, pending: int) -> str:
+    """The status bar's news once a folder is indexed: searchable now, and what is still embedded behind it.
+
+    >>> searchable_text("docs", 3731)
+    'docs: searchable by words; embedding 3,731 passages in the background…'
+    >>> searchable_text("docs", 0)
+    'docs: searchable; every passage is embedded.'
+    """
+    if pending:
+        return f"{name}: searchable by words; embedding {pending:,} passages in the background…"
+    return f"{name}: searchable; every passage is embedded."

@@ -1,4 +1,4 @@
-"""Every engine module's worked examples (docstrings) hold, and the desktop's and the CLI's pure ones (render, tasks, settings, watch, preflight, progress, parser, report)."""
+"""Every engine module's worked examples (docstrings) hold, and the desktop's and the CLI's pure ones (render, tasks, settings, watch, preflight, reports, progress, parser, report)."""
 
 import doctest
 import importlib
@@ -12,7 +12,7 @@ MODULES = [f"repobot.engine.{m.name}" for m in pkgutil.iter_modules(engine.__pat
 MODULES += ["repobot.desktop.render", "repobot.desktop.document", "repobot.desktop.tasks", "repobot.desktop.settings", "repobot.desktop.watch",
             "repobot.desktop.preflight", "repobot.desktop.elf", "repobot.cli.progress", "repobot.cli.main", "repobot.cli.commands", "repobot.cli.worker",
             "repobot.cli.parser", "repobot.cli.report", "repobot.desktop.app", "repobot.desktop.conversation",
-            "repobot.desktop.panels.collections", "repobot.desktop.panels.history"]
+            "repobot.desktop.panels.collections", "repobot.desktop.panels.history", "repobot.desktop.reports"]
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))

@@ -1,0 +1,49 @@
+"""The window's leftovers, round two (docs/known-problems.md, 2026-12-07 from 10:00), each mended."""
+
+from repobot.desktop.tasks import Busy
+from tests.gui.test_window import SlowEmbedder, settings_path, slow_window, window  # noqa: F401 (fixtures)
+
+
+def test_the_status_bar_says_the_folder_is_searchable_while_it_is_embedded_then_that_it_is_done(qtbot, docs, settings_path):  # noqa: F811
+    """It said "Indexing docs…" through the minutes of embedding, when the folder was already searchable by words
+    (and for good when nothing was left to embed)."""
+    win = slow_window(qtbot, docs, settings_path, 40)
+    win.show()
+    c = win.controller
+    qtbot.waitUntil(lambda: c.models_ok and c.active in c.indexed_reports and c.busy is Busy.EMBEDDING, timeout=20000)
+    pending = c.indexed_reports[c.active].pending
+    said = win.status.text()
+    assert not said.startswith("Indexing"), said
+    assert said == f"{docs.name}: searchable by words; embedding {pending:,} passages in the background…"
+    SlowEmbedder.release.set()
+    qtbot.waitUntil(lambda: not c.tasks.waiting(Busy.EMBEDDING), timeout=20000)
+    assert win.status.text() == f"{docs.name}: every passage is embedded; hybrid search covers the whole folder."
+    c.index(c.active)  # nothing left to embed: the news of the index itself, not "Indexing …" for good
+    qtbot.waitUntil(lambda: idle_and_indexed(c), timeout=20000)
+    assert win.status.text() == f"{docs.name}: searchable; every passage is embedded."
+    win.close()
+
+
+def idle_and_indexed(c) -> bool:
+    return c.busy is Busy.IDLE and not c.tasks.waiting(Busy.PREPARING) and c.active in c.indexed_reports
+
+
+def test_the_status_bar_says_when_the_embedding_is_paused_and_not_when_a_reindex_replaces_it(qtbot, docs, settings_path):  # noqa: F811
+    """Pausing says so; a re-index (a file changed) stops the old embedding and starts a new one, and the old one's
+    end said "Embedding paused" over the new one's news."""
+    win = slow_window(qtbot, docs, settings_path, 40)
+    win.show()
+    c = win.controller
+    qtbot.waitUntil(lambda: c.models_ok and c.active in c.indexed_reports and c.busy is Busy.EMBEDDING, timeout=20000)
+    statuses = []
+    c.status.connect(statuses.append)
+    c.index(c.active)
+    qtbot.waitUntil(lambda: any("searchable by words; embedding" in s for s in statuses), timeout=20000)
+    qtbot.wait(1500)  # the old job meets its cancel at its next group (0.3 s)
+    assert not any(s.startswith("Embedding paused") for s in statuses), statuses
+    assert "searchable by words; embedding" in win.status.text()
+    win.chat.stop_button.click()  # "Pause embedding"
+    SlowEmbedder.release.set()
+    qtbot.waitUntil(lambda: not c.tasks.waiting(Busy.EMBEDDING), timeout=20000)
+    assert win.status.text().startswith("Embedding paused")
+    win.close()
