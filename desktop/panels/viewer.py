@@ -36,6 +36,11 @@ class DocViewer(QTextBrowser):
         super().__init__()
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
+        # one stop for Tab, as the conversation (Tab stopped on each link of the file before it reached the left
+        # pane); a click still follows a link
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+            | Qt.TextInteractionFlag.LinksAccessibleByMouse)
         self.pinned: str | None = None
         self.verticalScrollBar().actionTriggered.connect(self.unpin)  # wheel, keys, the bar: the user scrolled
 

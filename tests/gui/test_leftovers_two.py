@@ -47,3 +47,24 @@ def test_the_status_bar_says_when_the_embedding_is_paused_and_not_when_a_reindex
     qtbot.waitUntil(lambda: not c.tasks.waiting(Busy.EMBEDDING), timeout=20000)
     assert win.status.text().startswith("Embedding paused")
     win.close()
+
+
+def test_the_open_file_is_one_tab_stop_and_its_links_still_open_by_a_click(window, docs, qtbot):  # noqa: F811
+    """Tab inside the viewer stopped on each link of the file before it reached the left pane."""
+    from repobot.desktop.qt import QApplication, QTextCursor, Qt
+
+    (docs / "links.md").write_text("# Links\n\nSee [redirects](guide/redirects.md), [timeouts](timeouts.md) and "
+                                   "[the top](#links).\n", encoding="utf-8")
+    win = window(corpus=docs)
+    viewer = win.viewer.view
+    assert win.viewer.open_file(docs, "links.md")
+    viewer.setFocus()
+    qtbot.waitUntil(viewer.hasFocus, timeout=2000)
+    qtbot.keyClick(viewer, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is win.collections.filter_box  # the next stop after the file
+    assert not viewer.textCursor().hasSelection()
+    found = viewer.document().find("timeouts")
+    cursor = QTextCursor(viewer.document())
+    cursor.setPosition(found.selectionStart() + 2)
+    qtbot.mouseClick(viewer.viewport(), Qt.MouseButton.LeftButton, pos=viewer.cursorRect(cursor).center())
+    assert win.viewer.title.text().startswith("<b>timeouts.md</b>")  # a click on a link still follows it
