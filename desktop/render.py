@@ -270,19 +270,19 @@ def streamed_html(draft: str) -> str:
 def draft_html(text: str) -> str:
     r"""The model's text as far as it has come, shown as the checked answer will be: fenced code as a block (from its
     opening fence, before the closing one has come), `code`, **bold** and bullets; its citations open the passages
-    being answered from (turn -1). A code span is code from its opening backtick; other unfinished markup (``**``)
-    shows as typed until its end arrives.
+    being answered from (turn -1). In the line being written, a code span is code from its opening backtick and a
+    bold span bold from its opening ``**``.
 
     >>> draft_html("Use `follow_redirects=True` [1].\n```python\nhttpx.get(u")
     'Use <code>follow_redirects=True</code> <a href="cite:-1:1">[1]</a>.<pre style="background:#f6f8fa">httpx.get(u</pre>'
     >>> draft_html("- one\n- **two")
-    '• one<br>• **two'
+    '• one<br>• <b>two</b>'
     """
     blocks, lines, code = [], [], None  # code: the fenced block's lines while inside one
     written = text.split("\n")
     for n, line in enumerate(written):
         if n == len(written) - 1 and code is None:  # the line being written
-            line = close_open_code(line)
+            line = close_open_bold(close_open_code(line))
         if line.lstrip().startswith("```"):
             if code is None:
                 blocks.append("<br>".join(lines))
@@ -311,6 +311,27 @@ def close_open_code(line: str) -> str:
     if line.count("`") % 2 == 0:
         return line
     return line[:-1] if line.endswith("`") else line + "`"
+
+
+def close_open_bold(line: str) -> str:
+    """The line being written (its code spans closed), its bold span bold before the closing ``**`` comes (the marks
+    showed as typed until then): closed at the line's end; the marks left out while nothing follows them, or when
+    the span holds code or a lone ``*`` (which ``_inline`` cannot make bold); ``2 ** 3`` is not an opening.
+
+    >>> close_open_bold("It is **not"), close_open_bold("It is **"), close_open_bold("**a** and `**kw`")
+    ('It is **not**', 'It is ', '**a** and `**kw`')
+    >>> close_open_bold("x ** 2"), close_open_bold("**Use `x`"), close_open_bold("* item **bo")
+    ('x ** 2', 'Use `x`', '* item **bo**')
+    """
+    pieces = re.split(r"(`[^`]+`)", line)  # code spans at odd places
+    marks = [(i, m.start()) for i, piece in enumerate(pieces) if i % 2 == 0 for m in re.finditer(r"\*\*", piece)]
+    if len(marks) % 2 == 0:
+        return line
+    i, at = marks[-1]
+    before, after = "".join(pieces[:i]) + pieces[i][:at], pieces[i][at + 2:] + "".join(pieces[i + 1:])
+    if after[:1].isspace():
+        return line
+    return before + after if not after or "`" in after or "*" in after else line + "**"
 
 
 def code_html(code: str) -> str:

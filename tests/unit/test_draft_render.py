@@ -14,3 +14,20 @@ def test_an_unclosed_code_span_in_the_line_being_written_shows_as_code_not_as_a_
 
 def test_a_finished_line_keeps_a_lone_backtick_as_written():
     assert draft_html("A ` alone.\nNext") == "A ` alone.<br>Next"
+
+
+def test_an_unclosed_bold_span_in_the_line_being_written_is_bold_until_it_closes():
+    assert draft_html("It is **not") == "It is <b>not</b>"  # it showed "It is **not" until the closing marks came
+    assert draft_html("It is **not** followed, **by def") == "It is <b>not</b> followed, <b>by def</b>"
+    assert draft_html("It is **") == "It is "  # the marks alone: nothing shown for them yet
+    assert draft_html("- one\n- **two") == "• one<br>• <b>two</b>"
+    assert draft_html("* item **bo") == "• item <b>bo</b>"  # a "* " bullet stays a bullet
+    assert draft_html("* **") == "• "
+
+
+def test_bold_marks_in_code_or_between_numbers_are_not_taken_for_an_open_bold_span():
+    assert draft_html("Pass `**kwargs` on") == "Pass <code>**kwargs</code> on"
+    assert draft_html("Pass `**kwar") == "Pass <code>**kwar</code>"  # inside the open code span
+    assert draft_html("It is 2 ** 3") == "It is 2 ** 3"  # not followed by a word: not an opening
+    assert draft_html("**Use `x`") == "Use <code>x</code>"  # bold cannot hold code here: the marks are hidden
+    assert draft_html("It is **not\nNext") == "It is **not<br>Next"  # a finished line as written
