@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from pathlib import Path
 from typing import Callable
 
@@ -11,12 +12,12 @@ from ..qt import (
     QColor, QDesktopServices, QEvent, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QTextBrowser, QTextCursor,
     QTextEdit, QUrl, QVBoxLayout, QWidget, Qt, Signal,
 )
-from ..document import document_html, excerpt, matches_text
+from ..document import document_html, excerpt, find_all, matches_text
 
 REMOTE_SCHEMES = ("http", "https", "ftp", "mailto")
 MATCH, CURRENT = QColor("#b6e3ff"), QColor("#ff9632")  # every match of the find box (blue: the cited lines are
 # yellow), and the one it is at
-MAX_MARKED = 2000  # matches marked at most (a one-letter query in a long file): the count still says how many
+MAX_MARKED = 2000  # matches marked at most about the view (a long line of code): the count still says how many
 
 
 def inside(root: Path, path: Path) -> bool:
@@ -83,7 +84,10 @@ class ViewerPanel(QWidget):
         self.find_count.setStyleSheet("color:#57606a")
         self.view = DocViewer()
         self.view.anchorClicked.connect(self.follow_link)
-        self.found: list[QTextCursor] = []  # the matches of the find box's text in the file shown, in order
+        self.found: list[tuple[int, int]] = []  # the matches of the find box's text in the file shown: (start, end)
+        self.at: int | None = None  # the match the find box is at, among them
+        self.marked_span = (0, 0)  # the positions whose matches are marked (about the view)
+        self.view.verticalScrollBar().valueChanged.connect(self._scrolled)
         self.placed: int | None = None  # where the find box last put the view's cursor (a match's start)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
@@ -108,6 +112,7 @@ class ViewerPanel(QWidget):
             return False
         self.current = (root, source)
         shown = excerpt(text, lines)
+        self.found = []  # the last file's: not to be marked again in this one as it scrolls into place
         self.view.setHtml(document_html(shown.text, lines, shown.first))
         span = f" — lines {lines[0]}–{lines[1]}" if lines else ""
         part = "" if shown.whole else (f" <i>(too long to show whole: lines {shown.first:,}–{shown.last:,} of "
@@ -177,29 +182,47 @@ class ViewerPanel(QWidget):
             self.find_next(stay=True)
 
     def _mark_all(self) -> None:
-        """Find every match of the box's text in the file shown and mark them; the count says how many."""
-        text = self.find_box.text()
-        self.found = []
-        if text:
-            cursor = self.view.document().find(text, 0)
-            while not cursor.isNull():
-                self.found.append(cursor)
-                cursor = self.view.document().find(text, cursor)
+        """Find every match of the box's text in the file shown and mark those about the view; the count says how many
+        there are in all."""
+        self.found = find_all(self.view.document().toPlainText(), self.find_box.text())
         self._paint(None)
 
     def _paint(self, current: int | None) -> None:
-        marked = list(range(min(len(self.found), MAX_MARKED)))
-        if current is not None and current >= MAX_MARKED:  # past the cap, the one it is at is still shown
-            marked.append(current)
+        """Mark the matches from a screen above the view to a screen below it (``MAX_MARKED`` at most) and the one it
+        is at, in orange; scrolling out of that span marks again (``_scrolled``). Marking the first 2,000 took a
+        one-letter search 30 ms a keystroke, and none past them was marked."""
+        self.at = current
+        self.marked_span = self._near_view(screens=1)
+        first = bisect_left(self.found, self.marked_span[0], key=lambda match: match[0])
+        last = min(bisect_right(self.found, self.marked_span[1], key=lambda match: match[0]), first + MAX_MARKED)
+        marked = list(range(first, last)) + ([current] if current is not None and not first <= current < last else [])
         marks = []
         for i in marked:
             mark = QTextEdit.ExtraSelection()
-            mark.cursor = self.found[i]
+            mark.cursor = QTextCursor(self.view.document())
+            mark.cursor.setPosition(self.found[i][0])
+            mark.cursor.setPosition(self.found[i][1], QTextCursor.MoveMode.KeepAnchor)
             mark.format.setBackground(CURRENT if i == current else MATCH)
             marks.append(mark)
         self.view.setExtraSelections(marks)
         searching = bool(self.find_box.text()) and self.current is not None  # no file open: nothing to count
         self.find_count.setText(matches_text(current, len(self.found), searching))
+
+    def _near_view(self, screens: int) -> tuple[int, int]:
+        """The document's positions from ``screens`` screens above what the reader sees to as many below, in whole
+        lines (paragraphs)."""
+        rect = self.view.viewport().rect()
+        top = self.view.cursorForPosition(rect.topLeft()).block().position()
+        bottom = self.view.cursorForPosition(rect.bottomRight()).block()
+        end = bottom.position() + bottom.length()
+        return max(0, top - screens * (end - top)), end + screens * (end - top)
+
+    def _scrolled(self, *_) -> None:
+        """The reader scrolled: once the view leaves the span whose matches are marked, mark about it again."""
+        if self.found:
+            top, bottom = self._near_view(screens=0)
+            if top < self.marked_span[0] or bottom > self.marked_span[1]:
+                self._paint(self.at)
 
     def find_next(self, backward: bool = False, stay: bool = False) -> None:
         """Go to the next match after the one it is at (or before it), wrapping round at the file's end. At none yet
@@ -212,27 +235,26 @@ class ViewerPanel(QWidget):
                     self.status.emit(f"“{self.find_box.text()}” is not in this document")
                 return
         here = self.view.textCursor()
-        at = next((c for c in self.found if c.selectionStart() == here.position()), None) \
-            if here.position() == self.placed and not here.hasSelection() else None
+        near = bisect_left(self.found, here.position(), key=lambda match: match[0])
+        at = self.found[near] if (here.position() == self.placed and not here.hasSelection() and near < len(self.found)
+                                  and self.found[near][0] == here.position()) else None
         if here.hasSelection():  # text the reader selected
             start, end = here.selectionStart(), here.selectionEnd()
         elif at is not None:  # the match it left the cursor at
-            start, end = at.selectionStart(), at.selectionEnd()
+            start, end = at
         else:  # where the reader is looking, not where the text cursor was left (the file's start)
             start = end = self.view.cursorForPosition(self.view.viewport().rect().topLeft()).position()
             stay = True
-        if backward:
-            before = [i for i, c in enumerate(self.found)
-                      if c.selectionEnd() < end or (stay and c.selectionEnd() == end)]
-            index = before[-1] if before else len(self.found) - 1
-        else:
-            after = [i for i, c in enumerate(self.found)
-                     if c.selectionStart() > start or (stay and c.selectionStart() == start)]
-            index = after[0] if after else 0
+        if backward:  # the last match ending before (or, staying, at) ``end``; before the first: round to the last
+            index = (bisect_right if stay else bisect_left)(self.found, end, key=lambda match: match[1]) - 1
+            index = index if index >= 0 else len(self.found) - 1
+        else:  # the first starting after (or at) ``start``; after the last: round to the first
+            index = (bisect_left if stay else bisect_right)(self.found, start, key=lambda match: match[0])
+            index = index if index < len(self.found) else 0
         self.view.unpin()
         # the cursor at the match's start, not round it: a selection would hide the orange mark under its own colour
         cursor = QTextCursor(self.view.document())
-        cursor.setPosition(self.found[index].selectionStart())
+        cursor.setPosition(self.found[index][0])
         self.view.setTextCursor(cursor)
         self.placed = cursor.position()
         self.view.horizontalScrollBar().setValue(0)  # a match at the end of a long code line scrolled the view

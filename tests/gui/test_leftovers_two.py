@@ -68,3 +68,66 @@ def test_the_open_file_is_one_tab_stop_and_its_links_still_open_by_a_click(windo
     cursor.setPosition(found.selectionStart() + 2)
     qtbot.mouseClick(viewer.viewport(), Qt.MouseButton.LeftButton, pos=viewer.cursorRect(cursor).center())
     assert win.viewer.title.text().startswith("<b>timeouts.md</b>")  # a click on a link still follows it
+
+
+def visible_span(view) -> tuple[int, int]:
+    rect = view.viewport().rect()
+    return view.cursorForPosition(rect.topLeft()).position(), view.cursorForPosition(rect.bottomRight()).position()
+
+
+def test_find_in_a_long_page_marks_the_matches_in_view_wherever_it_is_and_counts_them_all(qtbot, tmp_path):
+    """A one-letter find in a 150,000-character page took about 0.16 s a keystroke: every match was found with
+    QTextDocument.find and the first 2,000 marked, none past them (scrolled to the end, nothing was marked)."""
+    from repobot.desktop.panels.viewer import CURRENT, ViewerPanel
+
+    (tmp_path / "long.md").write_text("# Long\n\n" + "".join(f"## Part {n}\n\nA proxy, a PROXY and a proxy.\n\n"
+                                                             for n in range(2000)), encoding="utf-8")
+    viewer = ViewerPanel()
+    qtbot.addWidget(viewer)
+    viewer.resize(500, 600)
+    viewer.show()
+    assert viewer.open_file(tmp_path, "long.md")
+    qtbot.keyClicks(viewer.find_box, "prox")
+    assert viewer.find_count.text() == "1 of 6000"
+    view = viewer.view
+
+    def marked() -> set[int]:
+        return {m.cursor.selectionStart() for m in view.extraSelections()}
+
+    def in_view() -> set[int]:
+        top, bottom = visible_span(view)
+        return {start for start, _ in viewer.found if top <= start <= bottom}
+
+    assert in_view() and in_view() <= marked() and len(marked()) < 1000  # the matches about the view, not 2,000
+    bar = view.verticalScrollBar()
+    bar.setValue(bar.maximum())  # the page's end: its matches marked too (Qt lays a long page out as it is shown:
+    qtbot.waitUntil(lambda: bar.value() == bar.maximum() and visible_span(view)[0] < visible_span(view)[1])  # its
+    bar.setValue(bar.maximum())  # first maximum is a guess)
+    assert in_view() and in_view() <= marked()
+    viewer.find_next(backward=True)  # Shift+Enter from the first match, where it is: round to the last
+    assert viewer.find_count.text() == "6000 of 6000"
+    current = [m.cursor.selectionStart() for m in view.extraSelections() if m.format.background().color() == CURRENT]
+    assert current == [viewer.found[-1][0]] and view.textCursor().position() == viewer.found[-1][0]
+
+
+def test_find_counts_what_qt_finds_in_tables_lists_code_and_letters_outside_the_bmp(qtbot, tmp_path):
+    """The matches are looked for in the page's text, not with QTextDocument.find: they must be the same ones, at
+    the same places (Qt counts a letter such as 🚀 as two)."""
+    from repobot.desktop.panels.viewer import ViewerPanel
+
+    (tmp_path / "mixed.md").write_text(
+        "# Émoji 🚀 Proxy\n\n| a | proxy |\n| --- | --- |\n| 🚀🚀 | PROXY 🚀 proxy |\n\n- one proxy\n- two\u00a0proxy\n\n"
+        "```python\nproxy = Proxy('🚀')  # proxy\n```\n\n> quoted proxy [link](x.md) ProXy\n", encoding="utf-8")
+    viewer = ViewerPanel()
+    qtbot.addWidget(viewer)
+    viewer.show()
+    assert viewer.open_file(tmp_path, "mixed.md")
+    for query in ("proxy", "y", "🚀", "🚀 p", "o pr", "x"):
+        document, expected = viewer.view.document(), []
+        cursor = document.find(query, 0)
+        while not cursor.isNull():
+            expected.append((cursor.selectionStart(), cursor.selectionEnd()))
+            cursor = document.find(query, cursor)
+        viewer.find_box.setText(query)
+        viewer._mark_all()
+        assert viewer.found == expected, query
