@@ -8,6 +8,7 @@ folders meanwhile.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable
 
 from repobot.engine.pipeline import Pipeline
@@ -44,6 +45,8 @@ class Embeddings(QObject):
                 if root in self._waiting:  # said once, not every few seconds over another folder's report
                     return
                 self._waiting.add(root)
+                self.status.emit(f"{Path(root).name}: searchable by words; another RepoBot is embedding it: waiting to "
+                                 "use its work…")  # not "embedding … in the background", which it is not
             self.progress.emit(root, *progress)
 
         def forget() -> None:  # this job's own entry only: a re-index may have registered a newer one

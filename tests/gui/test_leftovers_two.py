@@ -1,7 +1,7 @@
 """The window's leftovers, round two (docs/known-problems.md, 2026-12-07 from 10:00), each mended."""
 
 from repobot.desktop.tasks import Busy
-from tests.gui.test_window import SlowEmbedder, settings_path, slow_window, window  # noqa: F401 (fixtures)
+from tests.gui.test_window import SlowEmbedder, settings_path, slow_window, waiting_window, window  # noqa: F401 (fixtures)
 
 
 def test_the_status_bar_says_the_folder_is_searchable_while_it_is_embedded_then_that_it_is_done(qtbot, docs, settings_path):  # noqa: F811
@@ -48,6 +48,18 @@ def test_the_status_bar_says_when_the_embedding_is_paused_and_not_when_a_reindex
     assert win.status.text().startswith("Embedding paused")
     win.close()
 
+
+
+def test_the_status_bar_says_when_another_repobot_is_embedding_the_folder(qtbot, docs, settings_path):  # noqa: F811
+    """The left pane said the folder waited for another RepoBot's embedding; the status bar, that it was embedding."""
+    win, theirs = waiting_window(qtbot, docs, settings_path)
+    c = win.controller
+    qtbot.waitUntil(lambda: "another RepoBot" in win.status.text(), timeout=5000)
+    assert win.status.text() == f"{docs.name}: searchable by words; another RepoBot is embedding it: waiting to use its work…"
+    theirs.close()  # it stopped before saving: the window embeds the folder itself, and says when it is done
+    qtbot.waitUntil(lambda: c.indexed_reports[c.active].pending == 0, timeout=20000)
+    assert win.status.text() == f"{docs.name}: every passage is embedded; hybrid search covers the whole folder."
+    win.close()
 
 def test_the_open_file_is_one_tab_stop_and_its_links_still_open_by_a_click(window, docs, qtbot):  # noqa: F811
     """Tab inside the viewer stopped on each link of the file before it reached the left pane."""
