@@ -15,6 +15,7 @@ import html
 import re
 from typing import NamedTuple, Sequence
 
+from repobot.engine.copied import shown_draft
 from repobot.engine.support import ALSO
 from repobot.engine.events import WRITING
 from repobot.engine.quote import Choice
@@ -259,12 +260,13 @@ def pending_html(question: str, preview: Choice | None, writing: str = WRITING) 
 
 
 def streamed_html(draft: str) -> str:
-    """The model's text so far, grey (not checked yet), with the mark that more is coming.
+    """The model's text so far, grey (not checked yet), with the mark that more is coming; what it copied from the
+    prompt (the worked example, the passages' tags), which the checked answer leaves out, is not shown.
 
     >>> streamed_html("Off by default [1].")
     '<span style="color:#57606a">Off by default <a href="cite:-1:1">[1]</a>.▍</span>'
     """
-    return f'<span style="color:#57606a">{draft_html(draft)}{STREAMING}</span>'
+    return f'<span style="color:#57606a">{draft_html(shown_draft(draft))}{STREAMING}</span>'
 
 
 def draft_html(text: str) -> str:

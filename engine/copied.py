@@ -97,6 +97,48 @@ def without_example(answer: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", drop_empty_code_blocks(text)).strip()
 
 
+_OPEN_TAG = re.compile(TAG.pattern + r"[^<>]*$", re.I)  # a tag still being written at the end of a draft
+
+
+def shown_draft(draft: str) -> str:
+    r"""The model's text while it streams, as the window may show it: without the worked example it pasted and the
+    prompt's tags it wrote out (whole, or still being written at the end). The checked answer drops them too
+    (``without_example``, ``without_prompt_tags``); a reader watching the draft saw a coffee machine's descaling
+    cycle and ``<doc id="1" source="…`` go by.
+
+    >>> shown_draft('Use `verify=False` [1]. Start a descaling cycle from Python [1]:\n\n```python\nmachine.descale(')
+    'Use `verify=False` [1].'
+    >>> shown_draft('Set it [2].\n<doc id="1" source="environment_variables.md')
+    'Set it [2].\n'
+    >>> shown_draft("Off by default [1].\n")  # nothing copied: as written
+    'Off by default [1].\n'
+    """
+    text = _OPEN_TAG.sub("", WHOLE_TAG.sub("", draft)) if "<" in draft else draft
+    text = _without_example_begun(text)
+    cleaned = without_example(text)
+    return text if cleaned == text else cleaned
+
+
+def _without_example_begun(text: str) -> str:
+    r"""The draft without its last words when they begin a sentence or a line of code of the worked example (the
+    rest of which is on its way): "Start a descaling cy", "machine.desc".
+
+    >>> _without_example_begun("Off [1]. Start a descaling cy"), _without_example_begun("x\nmachine.desc")
+    ('Off [1]. ', 'x\n')
+    >>> _without_example_begun("Start the client")  # not the example's
+    'Start the client'
+    """
+    prose, code = _example_answers()
+    line = text.rpartition("\n")[2]
+    tail = split_line(line)[-1] if line.strip() else ""
+    begun = _gist(re.sub(r"\s*\[\d*$", "", tail))  # a citation being written
+    if len(line.strip()) >= 6 and any(c.startswith(line.strip()) for c in code):
+        return text[: len(text) - len(line)]
+    if len(begun) >= 8 and any(p.startswith(begun) for p in prose):
+        return text[: len(text) - len(line)] + line[: line.rfind(tail)]
+    return text
+
+
 _HTML_CODE = re.compile(r"<code>([^<`\n]+)</code>")
 # A layout tag as pages write it: lower case, closing (</div>), bare (<br>, <br/>) or with attributes that have
 # values (<img src="…"/>). "a<b and c>d" and "Array<Source>" are no tags.

@@ -31,3 +31,17 @@ def test_bold_marks_in_code_or_between_numbers_are_not_taken_for_an_open_bold_sp
     assert draft_html("It is 2 ** 3") == "It is 2 ** 3"  # not followed by a word: not an opening
     assert draft_html("**Use `x`") == "Use <code>x</code>"  # bold cannot hold code here: the marks are hidden
     assert draft_html("It is **not\nNext") == "It is **not<br>Next"  # a finished line as written
+
+
+def test_what_the_model_copies_from_its_prompt_is_not_shown_while_it_streams():
+    """A reader watched a coffee machine's descaling cycle and ``<doc id="1" source="…`` go by in the draft; the checked
+    answer leaves them out, so the draft does too, from their first words on."""
+    pasted = "Use `verify=False` [1]. Start a descaling cycle from Python [1]:\n\n```python\nmachine.descale(tablets=1)\n```"
+    for end in range(len("Use `verify=False` [1]. Start a desc"), len(pasted) + 1):
+        shown = streamed_html(pasted[:end])
+        assert "descal" not in shown.lower() and "machine" not in shown, pasted[:end]
+        assert "verify=False" in shown
+    assert "doc id" not in streamed_html('Set it [2].\n<doc id="1" source="environment_variables.md')
+    assert "<docs>" not in streamed_html("Set it [2]. <docs>") and "Set it" in streamed_html("Set it [2]. <docs>")
+    assert streamed_html("Start the client [1].") == streamed_html("Start the client [1].")  # not the example's
+    assert "Start the client" in streamed_html("Start the client [1].")
