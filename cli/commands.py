@@ -25,6 +25,19 @@ def _pipeline(args, *, with_model: bool = False):
     return pipe
 
 
+def _has_text(pipe) -> None:
+    """A RepoBotError when the folder's index holds no passage: every markdown file in it is empty (or front matter
+    alone), so there is nothing to search, and a search or an answer would only say that nothing was found."""
+    from repobot.engine.errors import CorpusError
+
+    if pipe.index.chunks:
+        return
+    files = sorted(pipe.index.files)
+    which = f"its one markdown file, {files[0]}, is" if len(files) == 1 else f"its {len(files)} markdown files are"
+    raise CorpusError(f"{pipe.corpus} has no text to search: {which} empty. Point --corpus at the folder that holds "
+                      "your documentation.")
+
+
 def cmd_index(args) -> int:
     from repobot.engine.pipeline import Pipeline
 
@@ -70,6 +83,7 @@ def cmd_search(args) -> int:
     # a new or changed folder is indexed first, with its progress shown; BM25 alone does not wait for the embedding
     embeds = args.mode != "bm25"
     pipe.build_index(progress=ProgressBar(enabled=None if not args.json else False, embeds=embeds), embed=embeds)
+    _has_text(pipe)
     found = pipe.search(question, options)
     hits, rewritten = found.hits, found.searched_for
     for note in pipe.collection.notes + shortened:  # a damaged saved index, rebuilt; a question cut short
@@ -115,6 +129,7 @@ def cmd_ask(args) -> int:
             # a first index is built here, its progress shown: Ctrl-C stops it at once, keeping what it saved
             embeds = options.mode != "bm25"  # BM25 alone needs no embedding (nor to wait for another RepoBot's)
             pipe.build_index(progress=ProgressBar(enabled=None if not args.json else False, embeds=embeds), embed=embeds)
+            _has_text(pipe)
             if options.mode != "bm25":
                 _ = pipe.models.embedder
             for event in off_main_thread(lambda: pipe.ask_stream(args.question, options, cancel=cancel,

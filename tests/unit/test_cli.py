@@ -378,3 +378,24 @@ def test_listing_the_conversations_of_a_folder_never_asked_about_leaves_nothing_
                        env={**os.environ, "REPOBOT_HOME": str(home)})
     assert searched.returncode == 0 and json.loads(searched.stdout) == []
     assert not (home / "indexes").exists()
+
+
+def test_a_folder_whose_markdown_files_are_all_empty_is_said_in_one_line_with_the_fix(tmp_path, monkeypatch, capsys):
+    """`ask` printed an empty "Retrieved: ", then that the documents do not mention "(no passages retrieved)"; `search`
+    said no passage matched: the folder has nothing to search, and --corpus is to be pointed elsewhere."""
+    from repobot.cli import commands, main as cli
+    from repobot.engine.pipeline import Pipeline
+    from tests.conftest import fake_models
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "README.md").write_text("")
+    monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(tmp_path / "docs",
+                                                                                       models=fake_models()))
+    said = (f"repobot: {tmp_path / 'docs'} has no text to search: its one markdown file, README.md, is empty. Point "
+            "--corpus at the folder that holds your documentation.\n")
+    for args in (["ask", "what is this?"], ["search", "what is this?"], ["search", "x", "--mode", "bm25", "--json"]):
+        assert cli.main(args) == 2
+        assert capsys.readouterr() == ("", said)
+    (tmp_path / "docs" / "guide.md").write_text("---\ntitle: Guide\n---\n")  # front matter alone: no text either
+    assert cli.main(["search", "x", "--mode", "bm25"]) == 2
+    assert "its 2 markdown files are empty" in capsys.readouterr().err
