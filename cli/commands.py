@@ -95,10 +95,20 @@ def cmd_search(args) -> int:
     if rewritten:
         print(one_line(f"Searched for: {rewritten}"))
     if not hits:
-        print(one_line(f"No passage matches {question!r}: try other words, or --mode dense."), file=sys.stderr)
+        print(one_line(f"No passage matches {question!r}: try other words{_other_mode(args.mode)}."), file=sys.stderr)
     for h in hits:
         print(one_line(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}  {h.chunk.heading}  ({h.score:.4f})"))
     return 0
+
+
+def _other_mode(mode: str) -> str:
+    """The way of searching that a search without hits in ``mode`` did not use, as a suggestion; none for hybrid,
+    which searches both by words and by meaning.
+
+    >>> _other_mode("bm25"), _other_mode("dense"), _other_mode("hybrid")
+    (', or --mode dense (by meaning)', ', or --mode bm25 (by words)', '')
+    """
+    return {"bm25": ", or --mode dense (by meaning)", "dense": ", or --mode bm25 (by words)"}.get(mode, "")
 
 
 def cmd_ask(args) -> int:

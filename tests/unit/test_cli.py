@@ -74,7 +74,7 @@ def test_a_search_without_hits_a_rebuilt_index_and_an_unknown_docs_version_are_s
     env = {**os.environ, "REPOBOT_HOME": str(tmp_path / "home")}
     nothing = repobot("search", "zzzqqq", "--corpus", str(tmp_path / "docs"), "--mode", "bm25", env=env)
     assert (nothing.returncode, nothing.stdout) == (0, "")
-    assert nothing.stderr == "No passage matches 'zzzqqq': try other words, or --mode dense.\n"
+    assert nothing.stderr == "No passage matches 'zzzqqq': try other words, or --mode dense (by meaning).\n"
     store = next((tmp_path / "home" / "indexes").iterdir())
     (store / (store / "CURRENT").read_text().strip() / "meta.json").write_text("[1, 2]")
     rebuilt = repobot("search", "client", "--corpus", str(tmp_path / "docs"), env=env)
@@ -399,3 +399,21 @@ def test_a_folder_whose_markdown_files_are_all_empty_is_said_in_one_line_with_th
     (tmp_path / "docs" / "guide.md").write_text("---\ntitle: Guide\n---\n")  # front matter alone: no text either
     assert cli.main(["search", "x", "--mode", "bm25"]) == 2
     assert "its 2 markdown files are empty" in capsys.readouterr().err
+
+
+def test_a_search_without_hits_suggests_only_another_mode_than_its_own(docs, monkeypatch, capsys):
+    """`search x --mode dense` without hits suggested "try other words, or --mode dense"."""
+    from repobot.cli import commands, main as cli
+    from repobot.engine.pipeline import Pipeline, Search
+    from tests.conftest import fake_models
+
+    monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models()))
+    monkeypatch.setattr(Pipeline, "search", lambda self, question, options: Search([]))
+    said = {}
+    for mode in ("bm25", "dense", "hybrid"):
+        assert cli.main(["search", "zzzqqq", "--mode", mode]) == 0
+        out, said[mode] = capsys.readouterr()
+        assert out == ""
+    assert said == {"bm25": "No passage matches 'zzzqqq': try other words, or --mode dense (by meaning).\n",
+                    "dense": "No passage matches 'zzzqqq': try other words, or --mode bm25 (by words).\n",
+                    "hybrid": "No passage matches 'zzzqqq': try other words.\n"}
