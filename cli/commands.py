@@ -176,8 +176,7 @@ def cmd_history(args) -> int:
     if args.export is not None and args.search:
         raise RepoBotError("--export prints one whole conversation and --search lists the conversations that contain "
                            "some text: use one of them.")
-    if args.corpus:  # a missing folder would be given an empty history of its own
-        corpus_folder(args.corpus)
+    folder = corpus_folder(args.corpus) if args.corpus else None  # a missing one would get an empty history of its own
     collection = Collection(args.corpus, ModelSet())
     history = collection.history
     for note in (history.note, collection.moved_note):
@@ -197,7 +196,10 @@ def cmd_history(args) -> int:
         return 0
     if not rows:
         shown = args.search if len(args.search) <= 60 else args.search[:59] + "…"
-        print(one_line("No saved conversations" + (f" containing {shown!r}" if args.search else "") + "."))
+        where = folder or "RepoBot's user guide"  # the folder asked about when --corpus is left out
+        hint = "" if folder else " Conversations are kept per folder: add --corpus DIR."
+        print(one_line("No saved conversations" + (f" containing {shown!r}" if args.search else "")
+                       + f" for {where}.{hint}"))
     for row in rows:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row.updated))
         print(one_line(f"{row.id:>4}  {when}  {row.turns} turn(s)  {row.title}"))

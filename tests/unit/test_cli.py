@@ -372,7 +372,7 @@ def test_listing_the_conversations_of_a_folder_never_asked_about_leaves_nothing_
     (tmp_path / "notes" / "a.txt").write_text("not markdown\n")
     home = tmp_path / "home"
     listed = repobot("history", "--corpus", str(tmp_path / "notes"), env={**os.environ, "REPOBOT_HOME": str(home)})
-    assert (listed.returncode, listed.stdout) == (0, "No saved conversations.\n")
+    assert (listed.returncode, listed.stdout) == (0, f"No saved conversations for {(tmp_path / 'notes').resolve()}.\n")
     assert not (home / "indexes").exists()
     searched = repobot("history", "--corpus", str(tmp_path / "notes"), "--search", "proxy", "--json",
                        env={**os.environ, "REPOBOT_HOME": str(home)})
@@ -417,3 +417,18 @@ def test_a_search_without_hits_suggests_only_another_mode_than_its_own(docs, mon
     assert said == {"bm25": "No passage matches 'zzzqqq': try other words, or --mode dense (by meaning).\n",
                     "dense": "No passage matches 'zzzqqq': try other words, or --mode bm25 (by words).\n",
                     "hybrid": "No passage matches 'zzzqqq': try other words.\n"}
+
+
+def test_history_without_a_folder_says_it_listed_the_user_guides_and_that_conversations_are_kept_per_folder(
+        tmp_path, monkeypatch, capsys):
+    """`repobot history` said only "No saved conversations.": a user who had asked about a folder of their own
+    thought its conversations were gone."""
+    from repobot.cli import main as cli
+
+    monkeypatch.setenv("REPOBOT_HOME", str(tmp_path / "home"))
+    assert cli.main(["history"]) == 0
+    assert capsys.readouterr().out == ("No saved conversations for RepoBot's user guide. Conversations are kept per "
+                                       "folder: add --corpus DIR.\n")
+    assert cli.main(["history", "--search", "proxy"]) == 0
+    assert capsys.readouterr().out == ("No saved conversations containing 'proxy' for RepoBot's user guide. "
+                                       "Conversations are kept per folder: add --corpus DIR.\n")
