@@ -186,7 +186,7 @@ class History:
     def _need(self, conversation: int) -> None:
         if not self._read("SELECT 1 FROM conversations WHERE id = ?", (conversation,)):
             known = ", ".join(str(c.id) for c in self.conversations()[:10]) or "none yet"
-            raise RepoBotError(f"No conversation {conversation} in this collection; known ids: {known}. "
+            raise RepoBotError(f"No conversation {conversation} in this folder; known ids: {known}. "
                                "See `repobot history`.")
 
     # -- turns -----------------------------------------------------------------------------------

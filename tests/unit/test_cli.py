@@ -432,3 +432,13 @@ def test_history_without_a_folder_says_it_listed_the_user_guides_and_that_conver
     assert cli.main(["history", "--search", "proxy"]) == 0
     assert capsys.readouterr().out == ("No saved conversations containing 'proxy' for RepoBot's user guide. "
                                        "Conversations are kept per folder: add --corpus DIR.\n")
+
+
+def test_an_unknown_conversation_is_said_to_be_unknown_in_this_folder_not_in_this_collection(docs, monkeypatch, capsys):
+    """"Collection" is the window's word; on the command line it is the folder given with --corpus."""
+    from repobot.cli import main as cli
+
+    monkeypatch.setenv("REPOBOT_HOME", str(docs / "home"))
+    assert cli.main(["history", "--corpus", str(docs), "--export", "7"]) == 2
+    assert capsys.readouterr().err == ("repobot: No conversation 7 in this folder; known ids: none yet. "
+                                       "See `repobot history`.\n")
