@@ -16,12 +16,12 @@ class ProgressBar:
     its first batch is done, so timing from that call would give an absurd rate.
     """
 
-    def __init__(self, stream: TextIO = sys.stderr, *, enabled: bool | None = None, width: int = 28,
+    def __init__(self, stream: TextIO | None = None, *, enabled: bool | None = None, width: int = 28,
                  clock: Callable[[], float] = time.perf_counter, embeds: bool = True):
-        self.stream = stream
+        self.stream = sys.stderr if stream is None else stream  # stderr as it is now, not as it was at import
         self.embeds = embeds  # False: the work stops once the folder is searchable (BM25), the rest embedded later
         self.clock = clock
-        self.enabled = stream.isatty() if enabled is None else enabled
+        self.enabled = self.stream.isatty() if enabled is None else enabled
         self.width = width
         self._stage = ""
         self._started = self._previous = clock()  # the stage's start; the last call, of any stage

@@ -60,3 +60,12 @@ def test_waiting_for_another_repobot_is_said_once_and_the_embedding_after_it_is_
     bar = ProgressBar(quiet, enabled=False)
     bar("wait", 0, 100), bar("wait", 0, 100), bar("embed", 50, 100)
     assert quiet.getvalue() == lines[1] + "\n"
+
+
+def test_the_bar_writes_to_stderr_as_it_is_when_the_bar_is_made(monkeypatch):
+    """The default stream was sys.stderr as it was when the module was imported: once that stream was closed (a test's
+    captured stderr), every later bar failed with "I/O operation on closed file"."""
+    now = io.StringIO()
+    monkeypatch.setattr("sys.stderr", now)
+    ProgressBar(enabled=True)("searchable", 0, 3)
+    assert now.getvalue() == "searchable: 3 passages; embedding 3 passages for hybrid search\n"
