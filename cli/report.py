@@ -9,7 +9,7 @@ from typing import Sequence, TextIO
 
 from repobot.engine.events import Drafting, Preview, Retrieved, Token
 from repobot.engine.export import MARK
-from repobot.engine.languages import language
+from repobot.engine.languages import command_line_note, language
 from repobot.engine.result import Answer
 
 
@@ -114,7 +114,7 @@ def print_answer(answer: Answer, out: TextIO, said: Sequence[str] = ()) -> None:
                                                 for h in answer.sources)), file=out)
     for note in answer.notes:
         if note not in said:
-            print(f"note: {note}", file=out)
+            print(f"note: {command_line_note(note)}", file=out)
     t = answer.timings
     first = f"{t.first_token_ms:.0f} ms" if t.first_token_ms is not None else "-"
     quotes = f"{t.first_content_ms:.0f} ms" if t.first_content_ms is not None else "-"

@@ -203,6 +203,21 @@ def unindexed_note(asked: str, available: dict[str, int], indexed: frozenset[str
             f"--corpus {shlex.quote(root)} --languages {','.join(kept + [asked])}).")
 
 
+def command_line_note(note: str) -> str:
+    """A note as the command line says it: ``unindexed_note`` names the window's Languages… button beside its
+    command, which is all the command line has.
+
+    >>> print(command_line_note(unindexed_note("fr", {"en": 156, "fr": 125}, frozenset({"en"}), "my docs")))
+    Answered from the en pages. This folder also has 125 pages in French, which were only searched for your question: to have them read too, run `repobot index --corpus 'my docs' --languages en,fr`.
+    >>> command_line_note("Asked in Korean.")
+    'Asked in Korean.'
+    """
+    return _IN_LANGUAGES.sub(r"run `\g<command>`.", note)
+
+
+_IN_LANGUAGES = re.compile(r"add [^()]+? in Languages… \((?P<command>repobot index --corpus .*)\)\.$")
+
+
 _NEVER_WRITTEN = {  # letters of another script that a language's text never holds
     "zh": re.compile(f"[{KANA}{HANGUL}]"),
     "ja": re.compile(f"[{HANGUL}]"),

@@ -442,3 +442,21 @@ def test_an_unknown_conversation_is_said_to_be_unknown_in_this_folder_not_in_thi
     assert cli.main(["history", "--corpus", str(docs), "--export", "7"]) == 2
     assert capsys.readouterr().err == ("repobot: No conversation 7 in this folder; known ids: none yet. "
                                        "See `repobot history`.\n")
+
+
+def test_a_note_on_pages_not_indexed_gives_the_command_line_its_command_not_the_windows_button():
+    """The CLI said "to have them read too, add Japanese in Languages… (repobot index …)": a window's button."""
+    import io
+
+    from repobot.cli.report import print_answer
+    from repobot.engine.languages import unindexed_note
+    from repobot.engine.result import Answer
+
+    note = unindexed_note("ja", {"en": 9, "ja": 4}, frozenset({"en"}), "/docs/fast api")
+    answer = Answer("サーバーを再起動するには？", "ja", "m", [], [], verdict="not_found", final_answer="x", notes=[note])
+    out = io.StringIO()
+    print_answer(answer, out)
+    assert ("note: Answered from the en pages. This folder also has 4 pages in Japanese, which were only searched for "
+            "your question: to have them read too, run `repobot index --corpus '/docs/fast api' --languages en,ja`.\n"
+            ) in out.getvalue()
+    assert "Languages…" not in out.getvalue() and answer.notes == [note]  # the JSON and the window keep theirs
