@@ -98,7 +98,7 @@ def print_answer(answer: Answer, out: TextIO, said: Sequence[str] = ()) -> None:
             label = s.text.splitlines()[0][:90] + (" …" if len(s.text) > 90 or "\n" in s.text else "")
             print(f"  {MARK[s.status]} {s.status:<11} {label}", file=out)
     print(f"\nVerdict: {answer.verdict}\n", file=out)
-    print(answer.final_answer, file=out)
+    print(with_checked_as(answer), file=out)
     if answer.missing_terms:
         print(language(answer.language).missing_label.format(terms=", ".join(answer.missing_terms)), file=out)
     added = [s for s in answer.final_sentences
@@ -123,6 +123,37 @@ def print_answer(answer: Answer, out: TextIO, said: Sequence[str] = ()) -> None:
     if answer.conversation is not None:  # None: it could not be saved, and a warning said why
         print(f"(saved in conversation {answer.conversation}: continue it with --conversation {answer.conversation})",
               file=out)
+
+
+def with_checked_as(answer: Answer) -> str:
+    """The final answer, with the text each translated sentence was checked as on an indented line under the line
+    that holds it, as the window shows it.
+
+    >>> from repobot.engine.support import Support
+    >>> zh = [Support("默认不跟随 [1]。", [1], "supported", {}, None, "", checked_as="Not followed by default."),
+    ...       Support("传入 `follow_redirects=True` [2]：", [2], "exempt", {}, None, "", checked_as="Pass it:"),
+    ...       Support("client.get(url, follow_redirects=True)", [], "supported", {}, 2, "", True)]
+    >>> print(with_checked_as(Answer("Q?", "zh", "m", [], [], final_sentences=zh, final_answer=(
+    ...     "默认不跟随 [1]。传入 `follow_redirects=True` [2]：\\n\\n```python\\nclient.get(url, follow_redirects=True)\\n```"))))
+    默认不跟随 [1]。传入 `follow_redirects=True` [2]：
+        checked as: Not followed by default.
+        checked as: Pass it:
+    <BLANKLINE>
+    ```python
+    client.get(url, follow_redirects=True)
+    ```
+    """
+    text, position, under = answer.final_answer, 0, {}
+    for s in answer.final_sentences:
+        found = text.find(s.text, position) if s.checked_as and not s.is_code else -1
+        if found < 0:
+            continue
+        position = found + len(s.text.rstrip("\n"))
+        under.setdefault(text.count("\n", 0, position), []).append(" ".join(s.checked_as.split()))
+    lines = []
+    for n, line in enumerate(text.split("\n")):
+        lines += [line] + [f"    checked as: {english}" for english in under.get(n, [])]
+    return "\n".join(lines)
 
 
 def print_index(pipe, report, problems: list[dict], out: TextIO, err: TextIO) -> None:

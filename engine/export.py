@@ -36,6 +36,8 @@ def answer_markdown(answer: Answer) -> str:
             added = s.cited_by == "checker" and not s.is_quote and answer.verdict == "verified"
             by = " (citation added by RepoBot)" if added else ""
             out.append(f"- {MARK[s.status]} {s.status}{by}: {s.text.splitlines()[0]}")
+            if s.checked_as:  # a translated sentence: what was checked is the text it was translated from
+                out.append(f"  - checked as: {' '.join(s.checked_as.split())}")
         out.append("")
     out.append(f"*Verdict: {answer.verdict}.*")
     out += [f"*Note: {note}*" for note in answer.notes]  # a translation, a language not answered in, a second draft

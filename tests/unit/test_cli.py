@@ -460,3 +460,27 @@ def test_a_note_on_pages_not_indexed_gives_the_command_line_its_command_not_the_
             "your question: to have them read too, run `repobot index --corpus '/docs/fast api' --languages en,ja`.\n"
             ) in out.getvalue()
     assert "Languages…" not in out.getvalue() and answer.notes == [note]  # the JSON and the window keep theirs
+
+
+def test_a_translated_answer_shows_under_each_sentence_the_english_it_was_checked_as_and_so_does_its_export(
+        docs, monkeypatch, capsys):
+    """The note says "each sentence keeps the English it was checked as", but only the JSON's checked_as had it."""
+    import re
+
+    from repobot.cli import commands, main as cli
+    from repobot.engine.pipeline import Pipeline
+    from tests.conftest import ByTaskLLM, fake_models
+
+    monkeypatch.setenv("REPOBOT_HOME", str(docs.parent / f"{docs.name}-home"))
+    llm = ByTaskLLM("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].",
+                    {"HTTPX does not follow redirects by default.": "HTTPX 默认不跟随重定向。"})
+    monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models(llm=llm)))
+    assert cli.main(["ask", "HTTPX 默认会跟随重定向吗？", "--corpus", str(docs)]) == 0
+    out = capsys.readouterr().out
+    assert "\nHTTPX 默认不跟随重定向 [1]。\n    checked as: HTTPX does not follow redirects by default.\n" in out
+    assert "each sentence keeps the English it was checked as" in out
+    conversation = re.search(r"saved in conversation (\d+)", out)[1]
+    assert cli.main(["history", "--corpus", str(docs), "--export", conversation]) == 0
+    exported = capsys.readouterr().out
+    assert ("- ✓ supported: HTTPX 默认不跟随重定向 [1]。\n  - checked as: HTTPX does not follow redirects by default.\n"
+            in exported)
