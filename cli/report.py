@@ -118,8 +118,12 @@ def print_answer(answer: Answer, out: TextIO, said: Sequence[str] = ()) -> None:
     t = answer.timings
     first = f"{t.first_token_ms:.0f} ms" if t.first_token_ms is not None else "-"
     quotes = f"{t.first_content_ms:.0f} ms" if t.first_content_ms is not None else "-"
-    print(f"(retrieve {t.retrieve_ms:.0f} ms, quotes {quotes}, first token {first}, total {t.total_ms:.0f} ms, "
-          f"{t.prompt_tokens} prompt tokens, {t.tokens_per_s:.1f} tokens/s)", file=out)
+    if answer.stop_reason == "gate":  # refused before the model ran: it has no timings
+        print(f"(retrieve {t.retrieve_ms:.0f} ms, quotes {quotes}, total {t.total_ms:.0f} ms; the model was not run)",
+              file=out)
+    else:
+        print(f"(retrieve {t.retrieve_ms:.0f} ms, quotes {quotes}, first token {first}, total {t.total_ms:.0f} ms, "
+              f"{t.prompt_tokens} prompt tokens, {t.tokens_per_s:.1f} tokens/s)", file=out)
     if answer.conversation is not None:  # None: it could not be saved, and a warning said why
         print(f"(saved in conversation {answer.conversation}: continue it with --conversation {answer.conversation})",
               file=out)

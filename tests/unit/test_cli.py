@@ -484,3 +484,22 @@ def test_a_translated_answer_shows_under_each_sentence_the_english_it_was_checke
     exported = capsys.readouterr().out
     assert ("- ✓ supported: HTTPX 默认不跟随重定向 [1]。\n  - checked as: HTTPX does not follow redirects by default.\n"
             in exported)
+
+
+def test_an_answer_refused_before_the_model_ran_prints_no_model_timings(docs, monkeypatch, capsys):
+    """A gate refusal printed "first token -, total 40 ms, 0 prompt tokens, 0.0 tokens/s"."""
+    from repobot.cli import commands, main as cli
+    from repobot.engine.pipeline import Pipeline
+    from tests.conftest import fake_models
+
+    monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models()))
+    assert cli.main(["ask", "How do I configure Kubernetes ingress annotations for Zookeeper?"]) == 0
+    out = capsys.readouterr().out
+    timings = [line for line in out.splitlines() if line.startswith("(retrieve ")]
+    assert len(timings) == 1 and timings[0].endswith(" ms; the model was not run)")
+    assert "first token" not in out and "tokens/s" not in out and "prompt tokens" not in out
+    assert cli.main(["ask", "How do I configure Kubernetes ingress annotations for Zookeeper?", "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)  # the JSON keeps every field
+    assert answer["stop_reason"] == "gate" and answer["timings"]["prompt_tokens"] == 0
+    assert set(answer["timings"]) == {"retrieve_ms", "first_content_ms", "first_token_ms", "total_ms", "tokens_per_s",
+                                      "prompt_tokens"}
