@@ -7,6 +7,7 @@ import time
 from typing import Callable, TextIO
 
 MIN_TIMED = 0.5  # seconds a stage runs before its rate and ETA are shown
+MIN_SAMPLES = 3  # and the files or passages it has done in that time: one file's time says little of the others'
 
 
 class ProgressBar:
@@ -14,6 +15,9 @@ class ProgressBar:
 
     A stage is timed from the call before its first one: its first call comes after
     its first batch is done, so timing from that call would give an absurd rate.
+    The bar's very first call is the exception: what came before it (reading the
+    folder, loading the embedder) was not that stage's work, so its stage is timed
+    from that call, and the work that call reports is left out of the rate.
     """
 
     def __init__(self, stream: TextIO | None = None, *, enabled: bool | None = None, width: int = 28,
@@ -24,7 +28,9 @@ class ProgressBar:
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self.width = width
         self._stage = ""
-        self._started = self._previous = clock()  # the stage's start; the last call, of any stage
+        self._started = clock()  # when the stage's timed work began
+        self._previous: float | None = None  # the last call, of any stage
+        self._untimed = 0  # what the stage had done when its timing began (the bar's first call's work)
         self._last = 0.0  # the last time a line was drawn
 
     def __call__(self, stage: str, done: int, total: int) -> None:
@@ -37,7 +43,8 @@ class ProgressBar:
             return
         now = self.clock()
         if stage != self._stage:
-            self._stage, self._started = stage, self._previous
+            first = self._previous is None
+            self._stage, self._started, self._untimed = stage, now if first else self._previous, done if first else 0
         self._previous = now
         if stage == "wait":  # said once, above; the other RepoBot's embedding is taken up when it is done
             return
@@ -55,24 +62,28 @@ class ProgressBar:
         if done < total and now - self._last < 0.1:
             return
         self._last = now
-        self.stream.write(self.line(stage, done, total, now - self._started))
+        self.stream.write(self.line(stage, done, total, now - self._started, done - self._untimed))
         if done >= total:
             self.stream.write("\n")
         self.stream.flush()
 
-    def line(self, stage: str, done: int, total: int, elapsed: float) -> str:
-        """One drawing of the bar.
+    def line(self, stage: str, done: int, total: int, elapsed: float, timed: int | None = None) -> str:
+        """One drawing of the bar; ``timed``: what was done in the ``elapsed`` seconds (all of ``done`` when None).
+        The rate and ETA come once the stage has run MIN_TIMED seconds and done MIN_SAMPLES files or passages.
 
         >>> ProgressBar(enabled=False, width=4).line("embed", 50, 100, 2.0)
         '\\rembedding [##..] 50/100 passages  25/s  ETA 2s'
         >>> ProgressBar(enabled=False, width=4).line("embed", 50, 100, 0.01)
         '\\rembedding [##..] 50/100 passages'
+        >>> ProgressBar(enabled=False, width=4).line("chunk", 2, 23, 9.0)  # one file's time is no rate
+        '\\r  reading [....] 2/23 files'
         """
         filled = int(self.width * done / total) if total else self.width
         unit = "files" if stage == "chunk" else "passages"
         label = "embedding" if stage == "embed" else "reading"
         text = f"\r{label:>9} [{'#' * filled}{'.' * (self.width - filled)}] {done:,}/{total:,} {unit}"
-        if elapsed >= MIN_TIMED and done:
-            rate = done / elapsed
+        timed = done if timed is None else timed
+        if elapsed >= MIN_TIMED and timed >= MIN_SAMPLES:
+            rate = timed / elapsed
             text += f"  {rate:.0f}/s  ETA {(total - done) / rate:.0f}s"
         return text

@@ -69,3 +69,18 @@ def test_the_bar_writes_to_stderr_as_it_is_when_the_bar_is_made(monkeypatch):
     monkeypatch.setattr("sys.stderr", now)
     ProgressBar(enabled=True)("searchable", 0, 3)
     assert now.getvalue() == "searchable: 3 passages; embedding 3 passages for hybrid search\n"
+
+
+def test_the_first_stage_shows_no_rate_until_it_has_timed_a_few_files_of_its_own():
+    """`repobot index`'s first line read "1/23 files 0/s ETA 465s": the first file's stage was timed from when the bar
+    was made, before the folder was read and the embedder loaded."""
+    out, clock = io.StringIO(), Clock()
+    bar = ProgressBar(out, enabled=True, width=4, clock=clock)
+    clock.now += 20.0  # the folder read, the embedder loaded
+    bar("chunk", 1, 23)
+    clock.now += 0.3
+    bar("chunk", 2, 23)
+    clock.now += 0.3
+    bar("chunk", 4, 23)
+    assert out.getvalue().split("\r")[1:] == ["  reading [....] 1/23 files", "  reading [....] 2/23 files",
+                                              "  reading [....] 4/23 files  5/s  ETA 4s"]  # 3 files in 0.6 s
