@@ -7,6 +7,7 @@ import re
 import unicodedata
 from typing import Sequence, TextIO
 
+from repobot.engine.answer import claims
 from repobot.engine.events import Drafting, Preview, Retrieved, Token
 from repobot.engine.export import MARK
 from repobot.engine.languages import command_line_note, language
@@ -93,7 +94,10 @@ def print_answer(answer: Answer, out: TextIO, said: Sequence[str] = ()) -> None:
     if answer.stop_reason == "gate":
         print(f"(not generated: the documents do not mention {', '.join(answer.missing_terms)})", file=out)
     else:
-        print(f"Check: cited {check.cited}, invalid {check.invalid or 'none'}, uncited {len(check.uncited)}", file=out)
+        # uncited: of the sentences listed under it, the claims that cite nothing (the form check's ``uncited``, in
+        # the JSON, also counts what the list shows as exempt: headings, HTML fragments, the fixed phrase)
+        uncited = [s for s in claims(answer.sentences) if not s.cited and not s.is_code]
+        print(f"Check: cited {check.cited}, invalid {check.invalid or 'none'}, uncited {len(uncited)}", file=out)
         for s in answer.sentences:
             label = s.text.splitlines()[0][:90] + (" …" if len(s.text) > 90 or "\n" in s.text else "")
             print(f"  {MARK[s.status]} {s.status:<11} {label}", file=out)

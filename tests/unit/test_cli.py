@@ -503,3 +503,25 @@ def test_an_answer_refused_before_the_model_ran_prints_no_model_timings(docs, mo
     assert answer["stop_reason"] == "gate" and answer["timings"]["prompt_tokens"] == 0
     assert set(answer["timings"]) == {"retrieve_ms", "first_content_ms", "first_token_ms", "total_ms", "tokens_per_s",
                                       "prompt_tokens"}
+
+
+def test_the_checks_uncited_count_counts_the_sentences_it_lists(docs, monkeypatch, capsys):
+    """"uncited 3" stood over one claim without a citation: the form check's count took in the heading and the HTML
+    tag, which the list under it shows as exempt."""
+    from repobot.cli import commands, main as cli
+    from repobot.engine.pipeline import AskOptions, Pipeline
+    from tests.conftest import fake_models
+
+    reply = ('## Redirects\n\nHTTPX does not follow redirects by default [1].\n\n'
+             '<img src="/img/tutorial/redirects/image01.png">\n\nSet a breakpoint in your editor.')
+    monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models(reply)))
+    assert cli.main(["ask", "Does HTTPX follow redirects by default?", "--no-retry"]) == 0
+    out = capsys.readouterr().out
+    summary = next(line for line in out.splitlines() if line.startswith("Check: "))
+    listed = out.split(summary + "\n")[1].split("\n\nVerdict:")[0].splitlines()
+    assert len(listed) == 4 and summary == "Check: cited [1], invalid none, uncited 1"
+    assert [line.split()[1] for line in listed if "exempt" in line] == ["exempt", "exempt"]  # the heading, the HTML
+    assert "Set a breakpoint in your editor." in next(line for line in listed if "exempt" not in line and "[" not in line)
+    answer = Pipeline(docs, models=fake_models(reply)).ask("Does HTTPX follow redirects by default?",
+                                                           AskOptions(retry=False))
+    assert len(answer.check.uncited) == 3  # the JSON's form check, as the lesson counts, is unchanged
