@@ -17,7 +17,7 @@ from .panels.collections import CollectionsPanel
 from .panels.history import HistoryPanel
 from .panels.layout import tab_order
 from .panels.viewer import ViewerPanel
-from .render import reason_text
+from .labels import reason_text
 from .qt import QGuiApplication, QKeySequence, QLabel, QMainWindow, QShortcut, QSize, QSplitter, Qt, offscreen
 from .settings import SettingsStore
 

@@ -13,7 +13,7 @@ from ..qt import (
     QComboBox, QEvent, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton,
     QSpinBox, QVBoxLayout, QWidget, Qt, Signal,
 )
-from ..render import passage_rows
+from ..labels import passage_rows
 from ..tasks import STOPPABLE, Busy
 from .answers import AnswerView
 from .layout import on_enter

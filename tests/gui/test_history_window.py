@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from repobot.desktop.render import passage_rows
+from repobot.desktop.labels import passage_rows
 from repobot.desktop.settings import SettingsStore
 from repobot.desktop.tasks import Busy
 from repobot.desktop.window import MainWindow

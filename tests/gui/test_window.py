@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from repobot.desktop.render import passage_rows
+from repobot.desktop.labels import passage_rows
 from repobot.desktop.settings import Settings, SettingsStore
 from repobot.desktop.tasks import Busy
 from repobot.desktop.window import MainWindow

@@ -9,7 +9,7 @@ import pytest
 import repobot.engine as engine
 
 MODULES = [f"repobot.engine.{m.name}" for m in pkgutil.iter_modules(engine.__path__)]
-MODULES += ["repobot.desktop.render", "repobot.desktop.document", "repobot.desktop.tasks", "repobot.desktop.settings", "repobot.desktop.watch",
+MODULES += ["repobot.desktop.render", "repobot.desktop.labels", "repobot.desktop.document", "repobot.desktop.tasks", "repobot.desktop.settings", "repobot.desktop.watch",
             "repobot.desktop.preflight", "repobot.desktop.elf", "repobot.cli.progress", "repobot.cli.main", "repobot.cli.commands", "repobot.cli.worker",
             "repobot.cli.parser", "repobot.cli.report", "repobot.desktop.app", "repobot.desktop.conversation",
             "repobot.desktop.panels.collections", "repobot.desktop.panels.history", "repobot.desktop.reports"]
