@@ -225,9 +225,38 @@ def accept_standalone(output: str, question: str) -> str | None:
     'How do I turn off redirects for the async client?'
     >>> accept_standalone("要开启 HTTP/2，你需要额外安装 `libhttp2` 库。", "那要怎么开启？") is None
     True
+
+    It must also keep something the follow-up asks about, when that names two things or more: "and who do I need
+    to ask before putting one back on prod?", after a turn on staging backups, came back as "What is the name of the
+    staging database?", which was searched and answered ("The staging database is the s3://… database").
+
+    >>> accept_standalone("What is the name of the staging database?",
+    ...                   "and who do I need to ask before putting one back on prod?") is None
+    True
+    >>> accept_standalone("Who must approve restoring a staging backup on prod?",
+    ...                   "and who do I need to ask before putting one back on prod?")
+    'Who must approve restoring a staging backup on prod?'
     """
     text = accept_query(output, question, answer_language(detect_language(question)).code)  # what was asked for
-    return None if text is None or (_ASKS.search(question) and not _ASKS.search(text)) else text
+    if text is None or (_ASKS.search(question) and not _ASKS.search(text)):
+        return None
+    return text if keeps_the_subject(text, question) else None
+
+
+def keeps_the_subject(standalone: str, question: str) -> bool:
+    """Whether a rewrite to stand alone shares a content word with the follow-up it rewrites, when the follow-up
+    has two or more (with fewer, "How do I turn it on?", the rewrite has to bring in the words) and both are in one
+    language (a German follow-up may be rewritten in English).
+
+    >>> keeps_the_subject("How do I enable follow_redirects?", "How do I turn it on?")
+    True
+    >>> keeps_the_subject("What is the staging database called?", "and who approves putting one back on prod?")
+    False
+    """
+    asked = content_words(question)
+    if len(asked) < 2 or detect_language(standalone) != detect_language(question):
+        return True
+    return bool(asked & content_words(standalone))
 
 
 def in_context(earlier: Sequence[tuple[str, str]], question: str) -> str:
