@@ -314,9 +314,11 @@ class Pipeline:
     def checker(self, put: str, queries: Sequence[str], hits: Sequence[Hit],
                 chunks: Sequence) -> tuple[SupportChecker, list[tuple[Unit, float]]]:
         """The support checker over these hits (``put``: the question the model answers, which an answer sentence
-        may not merely repeat), and their units ranked against ``queries`` (the question and its rewrite)."""
+        may not merely repeat), and their units ranked against ``queries`` (the question and its rewrite). A passage
+        that opens before its page's first heading is under its page's name, so that its quotes are not shown under
+        the heading of the passage quoted before them."""
         checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits], question=put,
-                                 sections=[opening_section(h, chunks) for h in hits])
+                                 sections=[opening_section(h, chunks) or h.chunk.source for h in hits])
         return checker, checker.rank_units(queries)
 
     def _complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:

@@ -236,13 +236,13 @@ def quoted(chosen: Sequence[Unit], units: Sequence[Unit],
         if follow is not None and follow not in chosen and normalise_code(follow.text) not in shown_code:
             chosen.append(follow)
     chosen.sort(key=lambda u: (u.pid, u.position))
-    lines, shown, under = [], [], ""
+    lines, shown, under, last = [], [], "", None
     for u in chosen:
         text = u.text if u.is_code else f"> {u.text} [{u.pid}]"
-        section = u.section if not u.is_code and not is_section_title(u) else None
+        section = None if is_section_title(u) or (u.is_code and u.pid == last) else u.section or None
         if section and section != under:
-            lines.append(f"**{section}**")
-        under = u.section if not u.is_code else under
+            lines.append(f"**{section}**")  # a code block of another passage than the quote above: under its own
+        under, last = (section or under) if u.is_code else u.section, u.pid
         lines += ["```", u.text, "```"] if u.is_code else [text]
         shown.append(Support(text, [u.pid], "supported", {u.pid: 1.0}, None, QUOTED.format(pid=u.pid),
                              u.is_code, "checker", section=section))

@@ -408,3 +408,23 @@ def test_code_a_line_introduces_is_shown_under_it_when_the_model_wrote_it_only_i
     sentences = [sentences[0], Support("Verification is on by default.", [1], "supported", {1: 0.9}, None, ""),
                  Support(joined, [], "supported", {1: 1.0}, 1, "Copied.", True)]
     assert verified(sentences, answer, units).text.count("verify=False") == 1
+
+
+def test_quotes_stand_under_their_own_passage_not_the_heading_of_the_quote_before_them():
+    """Under a verified Japanese answer on cookies, a quote of advanced/transports.md (which opens before the page's
+    first heading) and the Cookies example of quickstart.md stood under "**Content encoding**", [1]'s heading, and
+    the example showed no id."""
+    from repobot.engine.quote import quoted
+
+    units = [Unit(1, 0, "For response bodies HTTPX guesses an encoding.", False, 0, "Content encoding"),
+             Unit(2, 0, "The Client also accepts a transport argument.", False, 0, "advanced/transports.md"),
+             Unit(3, 4, "cookies = httpx.Cookies()", True, 2, "Cookies"),
+             Unit(3, 5, "Send them on every request.", False, 3, "Cookies")]
+    lines, shown = quoted(units, units)
+    assert lines == ["**Content encoding**", "> For response bodies HTTPX guesses an encoding. [1]",
+                     "**advanced/transports.md**", "> The Client also accepts a transport argument. [2]",
+                     "**Cookies**", "```", "cookies = httpx.Cookies()", "```", "> Send them on every request. [3]"]
+    assert [s.section for s in shown] == ["Content encoding", "advanced/transports.md", "Cookies", "Cookies"]
+    lead = [Unit(4, 0, "Enable it like this:", False, 0, "Redirects"), Unit(4, 1, "httpx.get(u, follow_redirects=True)", True, 0, "Redirects")]
+    assert quoted(lead[:1], lead)[0] == ["**Redirects**", "> Enable it like this: [4]", "```",
+                                         "httpx.get(u, follow_redirects=True)", "```"]  # its own lead's code: no heading again
