@@ -319,4 +319,3 @@ class Library(QObject):
         """Stop indexing and background embedding; what was embedded is kept and resumed next time."""
         self.tasks.cancel(Busy.INDEXING)
         self.embeddings.pause_all()
-
