@@ -314,9 +314,8 @@ class Pipeline:
     def checker(self, put: str, queries: Sequence[str], hits: Sequence[Hit],
                 chunks: Sequence) -> tuple[SupportChecker, list[tuple[Unit, float]]]:
         """The support checker over these hits (``put``: the question the model answers, which an answer sentence
-        may not merely repeat), and their units ranked against ``queries`` (the question and its rewrite). A passage
-        that opens before its page's first heading is under its page's name, so that its quotes are not shown under
-        the heading of the passage quoted before them."""
+        may not merely repeat), and their units ranked against ``queries`` (the question and its rewrite); a passage
+        opening before its page's first heading is under its page's name (not the heading of the quote before it)."""
         checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits], question=put,
                                  sections=[opening_section(h, chunks) or h.chunk.source for h in hits])
         return checker, checker.rank_units(queries)
