@@ -26,9 +26,9 @@ class Embeddings(QObject):
     paused = Signal()  # Cancel stopped a folder's embedding, or its wait for another RepoBot
 
     def __init__(self, tasks: TaskRunner, pipeline: Callable[[str], Pipeline], listed: Callable[[str], bool],
-                 parent: QObject | None = None):
+                 parent: QObject | None = None, name: Callable[[str], str] = lambda root: Path(root).name):
         super().__init__(parent)
-        self.tasks, self._pipeline, self._listed = tasks, pipeline, listed
+        self.tasks, self._pipeline, self._listed, self._name = tasks, pipeline, listed, name
         self._jobs: dict[str, int] = {}  # folder -> its background embedding job
         self._waiting: set[str] = set()  # folders another RepoBot is embedding: tried again every few seconds
 
@@ -45,7 +45,7 @@ class Embeddings(QObject):
                 if root in self._waiting:  # said once, not every few seconds over another folder's report
                     return
                 self._waiting.add(root)
-                self.status.emit(f"{Path(root).name}: searchable by words; another RepoBot is embedding it: waiting to "
+                self.status.emit(f"{self._name(root)}: searchable by words; another RepoBot is embedding it: waiting to "
                                  "use its work…")  # not "embedding … in the background", which it is not
             self.progress.emit(root, *progress)
 

@@ -25,7 +25,7 @@ from repobot.engine.store import writable_data_dir
 from .conversation import Conversation
 from .embedding import Embeddings
 from .qt import QObject, Signal
-from .reports import IndexReport, index_report, searchable_text
+from .reports import IndexReport, folder_name, index_report, searchable_text
 from .settings import Settings, SettingsStore
 from .tasks import BACKGROUND, Busy, TaskRunner
 from .watch import FolderWatcher
@@ -69,7 +69,7 @@ class Library(QObject):
         self.indexed_reports: dict[str, IndexReport] = {}
         self.index_message = ""  # the problems of the last index shown, cleared when an index is clean
         self._pipelines: dict[str, Pipeline] = {}
-        self.embeddings = Embeddings(tasks, self.pipeline, lambda root: root in self.collections, self)
+        self.embeddings = Embeddings(tasks, self.pipeline, lambda root: root in self.collections, self, name=self.name)
         self.embeddings.progress.connect(self.progress)
         self.embeddings.embedded.connect(self._embedded)
         self.embeddings.status.connect(self.status)
@@ -86,6 +86,10 @@ class Library(QObject):
         self.conversation.list()
 
     # -- collections ---------------------------------------------------------------------------
+    def name(self, root: str) -> str:
+        """A folder as the window names it (``reports.folder_name``)."""
+        return folder_name(root, self.bundled)
+
     @property
     def collections(self) -> list[str]:
         """Every folder listed: the bundled user guide first, then the added ones in the order they came."""
@@ -233,7 +237,7 @@ class Library(QObject):
             writable_data_dir()
         except RepoBotError as err:
             self.error.emit(f"{err} Until then, answers are shown but not saved.")
-        self.status.emit(f"Indexing {Path(root).name}…")
+        self.status.emit(f"Indexing {self.name(root)}…")
         self.indexing.emit(root)
         self.tasks.submit(Busy.INDEXING, work, on_event=lambda p: self.progress.emit(root, *p),
                           on_done=lambda report: self._indexed(root, report),
@@ -254,7 +258,7 @@ class Library(QObject):
         if report is not None:
             self.indexed_reports[root] = report._replace(pending=0)
             self.indexed.emit(root, self.indexed_reports[root])
-        self.status.emit(f"{Path(root).name}: every passage is embedded; hybrid search covers the whole folder.")
+        self.status.emit(f"{self.name(root)}: every passage is embedded; hybrid search covers the whole folder.")
 
     def _indexed(self, root: str, report: IndexReport) -> None:
         """A folder's index is up to date: show its report, watch its files, let a waiting question go, read ahead,
@@ -276,7 +280,7 @@ class Library(QObject):
         if moved and not self.index_message:
             self.notice.emit(moved)
         self.indexed.emit(root, report)
-        self.status.emit(searchable_text(Path(root).name, report.pending))  # it said "Indexing …" until embedded
+        self.status.emit(searchable_text(self.name(root), report.pending))  # it said "Indexing …" until embedded
         self.ready.emit()
         self.prepare(root)  # before embedding, which would hold it back for minutes
         if report.pending:
@@ -302,7 +306,7 @@ class Library(QObject):
         """Indexing failed or was cancelled: say so (the previous index, if any, is kept)."""
         self.error.emit(message)
         self.index_failed.emit(root)
-        self.status.emit(f"Indexing {Path(root).name} stopped: see the message above.")  # not "Indexing …" still
+        self.status.emit(f"Indexing {self.name(root)} stopped: see the message above.")  # not "Indexing …" still
         self.stopped.emit()
 
     # -- watched folders ----------------------------------------------------------------------------
@@ -312,7 +316,7 @@ class Library(QObject):
             self.watcher.pending.add(root)
             self.watcher.later()
             return
-        self.status.emit(f"Files changed in {Path(root).name}; updating the index…")
+        self.status.emit(f"Files changed in {self.name(root)}; updating the index…")
         self.index(root)
 
     def cancel_indexing(self) -> None:

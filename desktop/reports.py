@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import NamedTuple
 
 
@@ -43,3 +44,13 @@ def searchable_text(name: str, pending: int) -> str:
     if pending:
         return f"{name}: searchable by words; embedding {pending:,} passages in the background…"
     return f"{name}: searchable; every passage is embedded."
+
+
+def folder_name(root: str, bundled: str) -> str:
+    """A folder as the window names it everywhere (the tree, the progress line, the status bar): the bundled guide by
+    its title, others by their last two parts (the status bar said "docs" where the tree said "httpx/docs").
+
+    >>> folder_name("/home/me/httpx/docs", "/opt/guide"), folder_name("/opt/guide", "/opt/guide")
+    ('httpx/docs', 'RepoBot user guide')
+    """
+    return "RepoBot user guide" if root == bundled else "/".join(Path(root).parts[-2:])

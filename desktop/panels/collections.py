@@ -13,6 +13,7 @@ from ..qt import (
     QPushButton, QSizePolicy, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget, Qt, Signal,
 )
 from ..document import heading_lines
+from ..reports import folder_name
 from .layout import PATH_ROLE, PathDelegate, ask_yes_no, button_grid
 
 ROLE = Qt.ItemDataRole.UserRole
@@ -190,7 +191,7 @@ class CollectionsPanel(QWidget):
 
     def name(self, root: str) -> str:
         """A folder as the tree and the progress line name it: the guide by its title, others by their last two parts."""
-        return "RepoBot user guide" if root == self.bundled else "/".join(Path(root).parts[-2:])
+        return folder_name(root, self.bundled)
 
     def _hint(self, root: str) -> str:
         """What a folder whose files are not listed yet shows in their place."""

@@ -4,6 +4,11 @@ from repobot.desktop.tasks import Busy
 from tests.gui.test_window import SlowEmbedder, settings_path, slow_window, waiting_window, window  # noqa: F401 (fixtures)
 
 
+def named(folder) -> str:
+    """A folder as the tree names it, and so the status bar (it said "docs" where the tree said "…/docs")."""
+    return f"{folder.parent.name}/{folder.name}"
+
+
 def test_the_status_bar_says_the_folder_is_searchable_while_it_is_embedded_then_that_it_is_done(qtbot, docs, settings_path):  # noqa: F811
     """It said "Indexing docs…" through the minutes of embedding, when the folder was already searchable by words
     (and for good when nothing was left to embed)."""
@@ -14,13 +19,13 @@ def test_the_status_bar_says_the_folder_is_searchable_while_it_is_embedded_then_
     pending = c.indexed_reports[c.active].pending
     said = win.status.text()
     assert not said.startswith("Indexing"), said
-    assert said == f"{docs.name}: searchable by words; embedding {pending:,} passages in the background…"
+    assert said == f"{named(docs)}: searchable by words; embedding {pending:,} passages in the background…"
     SlowEmbedder.release.set()
     qtbot.waitUntil(lambda: not c.tasks.waiting(Busy.EMBEDDING), timeout=20000)
-    assert win.status.text() == f"{docs.name}: every passage is embedded; hybrid search covers the whole folder."
+    assert win.status.text() == f"{named(docs)}: every passage is embedded; hybrid search covers the whole folder."
     c.index(c.active)  # nothing left to embed: the news of the index itself, not "Indexing …" for good
     qtbot.waitUntil(lambda: idle_and_indexed(c), timeout=20000)
-    assert win.status.text() == f"{docs.name}: searchable; every passage is embedded."
+    assert win.status.text() == f"{named(docs)}: searchable; every passage is embedded."
     win.close()
 
 
@@ -55,10 +60,10 @@ def test_the_status_bar_says_when_another_repobot_is_embedding_the_folder(qtbot,
     win, theirs = waiting_window(qtbot, docs, settings_path)
     c = win.controller
     qtbot.waitUntil(lambda: "another RepoBot" in win.status.text(), timeout=5000)
-    assert win.status.text() == f"{docs.name}: searchable by words; another RepoBot is embedding it: waiting to use its work…"
+    assert win.status.text() == f"{named(docs)}: searchable by words; another RepoBot is embedding it: waiting to use its work…"
     theirs.close()  # it stopped before saving: the window embeds the folder itself, and says when it is done
     qtbot.waitUntil(lambda: c.indexed_reports[c.active].pending == 0, timeout=20000)
-    assert win.status.text() == f"{docs.name}: every passage is embedded; hybrid search covers the whole folder."
+    assert win.status.text() == f"{named(docs)}: every passage is embedded; hybrid search covers the whole folder."
     win.close()
 
 def test_the_open_file_is_one_tab_stop_and_its_links_still_open_by_a_click(window, docs, qtbot):  # noqa: F811

@@ -433,7 +433,8 @@ def test_adding_an_empty_folder_shows_the_error_and_keeps_working(window, qtbot,
     win.controller.add_collection(str(empty))
     qtbot.waitUntil(lambda: idle(win.controller) and win.chat.banner.isVisible(), timeout=20000)
     assert "No readable markdown" in win.chat.banner.text()
-    assert win.status.text() == "Indexing empty stopped: see the message above."  # not still "Indexing empty…"
+    # not still "Indexing …"; the folder named as the tree names it
+    assert win.status.text() == f"Indexing {tmp_path.name}/empty stopped: see the message above."
 
 
 def test_a_folder_whose_path_is_not_utf8_is_refused_in_one_line_and_settings_still_save(window, tmp_path, settings_path):
