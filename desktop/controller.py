@@ -82,6 +82,7 @@ class Controller(QObject):
     settings = _library("settings")
     collections = _library("collections")
     active = _library("active")
+    standing = _library("standing")
     models = _library("models")
     models_ok = _library("models_ok")
     indexed_reports = _library("indexed_reports")

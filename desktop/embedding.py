@@ -82,6 +82,10 @@ class Embeddings(QObject):
             self.tasks.cancel_job(self._jobs.pop(root))
         self._waiting.discard(root)
 
+    def embedding(self, root: str) -> bool:
+        """Whether the folder is being embedded in the background (or waits for another RepoBot's embedding)."""
+        return root in self._jobs or root in self._waiting
+
     def pause_all(self) -> None:
         """Cancel: stop every embedding (the worker says so for a running job) and every wait for another RepoBot."""
         self.tasks.cancel(Busy.EMBEDDING)

@@ -90,6 +90,13 @@ class Library(QObject):
         """A folder as the window names it (``reports.folder_name``)."""
         return folder_name(root, self.bundled)
 
+    def standing(self) -> str:
+        """What stays true of the active folder once other news is over (an answer done): that it is still embedded
+        in the background, or nothing (the status bar went blank while the left pane still showed the embedding)."""
+        if self.embeddings.embedding(self.active):
+            return f"{self.name(self.active)}: searchable by words; embedding in the background…"
+        return ""
+
     @property
     def collections(self) -> list[str]:
         """Every folder listed: the bundled user guide first, then the added ones in the order they came."""

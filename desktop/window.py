@@ -75,7 +75,7 @@ class MainWindow(QMainWindow):
         c.answered.connect(lambda _turn: self.show_turns(keep_place=True))
         c.ask_failed.connect(lambda: self.show_turns(keep_place=True))
         for done in (c.answered, c.ask_failed):  # "Answering…" or "Stopping…" is over (news from meanwhile stays)
-            done.connect(lambda *_: self.status.text() in (ANSWERING, STOPPING) and self.status.clear())
+            done.connect(lambda *_: self.status.text() in (ANSWERING, STOPPING) and self.status.setText(c.standing()))
         c.conversation.loaded.connect(self.show_turns)
         c.conversation.changed.connect(self.history.show_conversations)
         self.history.open_requested.connect(c.conversation.open)

@@ -148,3 +148,18 @@ def test_find_counts_what_qt_finds_in_tables_lists_code_and_letters_outside_the_
         viewer.find_box.setText(query)
         viewer._mark_all()
         assert viewer.found == expected, query
+
+
+def test_after_an_answer_the_status_bar_says_the_folder_is_still_embedded(qtbot, docs, settings_path):  # noqa: F811
+    """The status bar went blank after an answer while the folder was still embedded (the left pane kept showing it)."""
+    win = slow_window(qtbot, docs, settings_path, 40)
+    win.show()
+    c = win.controller
+    qtbot.waitUntil(lambda: c.models_ok and c.active in c.indexed_reports and c.busy is Busy.EMBEDDING, timeout=20000)
+    with qtbot.waitSignal(c.answered, timeout=20000):
+        assert c.ask("How do I set a proxy?")
+    assert c.tasks.waiting(Busy.EMBEDDING)
+    assert win.status.text() == f"{named(docs)}: searchable by words; embedding in the background…"
+    SlowEmbedder.release.set()
+    qtbot.waitUntil(lambda: not c.tasks.waiting(Busy.EMBEDDING), timeout=20000)
+    win.close()
