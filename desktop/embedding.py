@@ -8,7 +8,6 @@ folders meanwhile.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable
 
 from repobot.engine.pipeline import Pipeline
@@ -26,7 +25,7 @@ class Embeddings(QObject):
     paused = Signal()  # Cancel stopped a folder's embedding, or its wait for another RepoBot
 
     def __init__(self, tasks: TaskRunner, pipeline: Callable[[str], Pipeline], listed: Callable[[str], bool],
-                 parent: QObject | None = None, name: Callable[[str], str] = lambda root: Path(root).name):
+                 name: Callable[[str], str], parent: QObject | None = None):
         super().__init__(parent)
         self.tasks, self._pipeline, self._listed, self._name = tasks, pipeline, listed, name
         self._jobs: dict[str, int] = {}  # folder -> its background embedding job

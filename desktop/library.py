@@ -69,7 +69,7 @@ class Library(QObject):
         self.indexed_reports: dict[str, IndexReport] = {}
         self.index_message = ""  # the problems of the last index shown, cleared when an index is clean
         self._pipelines: dict[str, Pipeline] = {}
-        self.embeddings = Embeddings(tasks, self.pipeline, lambda root: root in self.collections, self, name=self.name)
+        self.embeddings = Embeddings(tasks, self.pipeline, lambda root: root in self.collections, self.name, self)
         self.embeddings.progress.connect(self.progress)
         self.embeddings.embedded.connect(self._embedded)
         self.embeddings.status.connect(self.status)
@@ -93,9 +93,7 @@ class Library(QObject):
     def standing(self) -> str:
         """What stays true of the active folder once other news is over (an answer done): that it is still embedded
         in the background, or nothing (the status bar went blank while the left pane still showed the embedding)."""
-        if self.embeddings.embedding(self.active):
-            return f"{self.name(self.active)}: searchable by words; embedding in the background…"
-        return ""
+        return searchable_text(self.name(self.active), None) if self.embeddings.embedding(self.active) else ""
 
     @property
     def collections(self) -> list[str]:

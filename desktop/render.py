@@ -44,6 +44,7 @@ STOPPED_TEXT = {  # by what is shown instead of the model's answer, cut short by
 PREVIEW_TEXT = "❝ Quoted from the documents while the model writes its answer; it replaces these quotes once checked."
 ADDED_BY_CHECKER = "cited by RepoBot"
 STREAMING = "▍"  # after the text being written
+STREAMED = '<span style="color:#57606a">'  # the text being written: grey, not checked yet
 CODE_BACKGROUND = "#f6f8fa"
 TURN = "turn:"  # the anchor on each question's "Q:", followed by its turn
 _CITE = re.compile(r"\[(\d+)\]")
@@ -193,7 +194,16 @@ def streamed_html(draft: str) -> str:
     >>> streamed_html("Off by default [1].")
     '<span style="color:#57606a">Off by default <a href="cite:-1:1">[1]</a>.▍</span>'
     """
-    return f'<span style="color:#57606a">{draft_html(shown_draft(draft))}{STREAMING}</span>'
+    return f'{STREAMED}{draft_html(shown_draft(draft))}{STREAMING}</span>'
+
+
+def opens_with_code(streamed: str) -> bool:
+    r"""Whether ``streamed_html``'s markup begins with a code block (which the chat panel gives its block's format).
+
+    >>> opens_with_code(streamed_html("```python\nx = 1")), opens_with_code(streamed_html("Use `x`."))
+    (True, False)
+    """
+    return streamed.startswith(STREAMED + "<pre")
 
 
 def draft_html(text: str) -> str:

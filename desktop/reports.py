@@ -33,14 +33,17 @@ def index_report(collection, report) -> IndexReport:
     )
 
 
-def searchable_text(name: str, pending: int) -> str:
-    """The status bar's news once a folder is indexed: searchable now, and what is still embedded behind it.
+def searchable_text(name: str, pending: int | None) -> str:
+    """The status bar's news of an indexed folder: searchable now, and what is still embedded behind it (None: some
+    passages, how many not known here).
 
     >>> searchable_text("docs", 3731)
     'docs: searchable by words; embedding 3,731 passages in the background…'
-    >>> searchable_text("docs", 0)
-    'docs: searchable; every passage is embedded.'
+    >>> searchable_text("docs", None), searchable_text("docs", 0)
+    ('docs: searchable by words; embedding in the background…', 'docs: searchable; every passage is embedded.')
     """
+    if pending is None:
+        return f"{name}: searchable by words; embedding in the background…"
     if pending:
         return f"{name}: searchable by words; embedding {pending:,} passages in the background…"
     return f"{name}: searchable; every passage is embedded."

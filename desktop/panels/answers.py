@@ -13,7 +13,7 @@ from repobot.engine.languages import language
 from repobot.engine.quote import Choice
 
 from ..qt import QColor, QGuiApplication, QTextBrowser, QTextCursor, QTimer, QToolTip, QUrl, Qt, Signal
-from ..render import CODE_BACKGROUND, TURN, WRITING, answer_html, pending_html, streamed_html
+from ..render import CODE_BACKGROUND, TURN, WRITING, answer_html, opens_with_code, pending_html, streamed_html
 
 REDRAW_MS = 120  # the streamed text is redrawn at most this often (40 tokens/s: about 5 tokens a time)
 
@@ -117,8 +117,9 @@ class AnswerView(QTextBrowser):
         cursor = QTextCursor(self.document())
         cursor.setPosition(self.draft_at)
         cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
-        cursor.insertHtml(streamed_html(self.pending.draft))
-        if self.pending.draft.lstrip().startswith("```"):
+        markup = streamed_html(self.pending.draft)
+        cursor.insertHtml(markup)
+        if opens_with_code(markup):
             # insertHtml merged the code's first line into the block it replaced, which is not a code block (the
             # line wrapped, without its background): make that block one
             cursor.setPosition(self.draft_at)
