@@ -244,7 +244,11 @@ def close_open_code(line: str) -> str:
 
     >>> close_open_code("Pass `follow_red"), close_open_code("Pass `"), close_open_code("``"), close_open_code("`a` b")
     ('Pass `follow_red`', 'Pass ', '', '`a` b')
+    >>> close_open_code("```")  # a whole fence: the code block it opens (it showed as "``")
+    '```'
     """
+    if line.lstrip().startswith("```"):
+        return line
     if line.strip() in ("`", "``"):
         return ""
     if line.count("`") % 2 == 0:

@@ -45,3 +45,7 @@ def test_what_the_model_copies_from_its_prompt_is_not_shown_while_it_streams():
     assert "<docs>" not in streamed_html("Set it [2]. <docs>") and "Set it" in streamed_html("Set it [2]. <docs>")
     assert streamed_html("Start the client [1].") == streamed_html("Start the client [1].")  # not the example's
     assert "Start the client" in streamed_html("Start the client [1].")
+
+
+def test_a_fence_just_typed_opens_its_code_block_and_does_not_show_two_backticks():
+    assert draft_html("Run:\n```") == 'Run:<pre style="background:#f6f8fa"></pre>'  # it showed "Run:<br>``"
