@@ -60,10 +60,11 @@ class Search(NamedTuple):
     hits: list[Hit]
     rewritten: str | None = None  # the question in the documents' language (or the lesson's search terms)
     standalone: str | None = None  # a follow-up question rewritten to stand without the conversation
+    context: str | None = None  # a follow-up after the question it follows (``in_context``), when it was not rewritten
 
     @property
     def searched_for(self) -> str | None:
-        return self.rewritten or self.standalone
+        return self.rewritten or self.standalone or self.context
 
 
 class Framed(NamedTuple):
@@ -155,20 +156,20 @@ class Pipeline:
 
     def _search(self, question: str, options: AskOptions, earlier: Sequence[tuple[str, str]] = ()) -> Search:
         index = self.collection.index
-        standalone, asked_texts = None, [question]
+        standalone, context, asked_texts = None, None, [question]
         if earlier and options.rewrite != "never" and is_followup(question):
             context = in_context(earlier, question)
             standalone = accept_standalone(self._complete(followup_messages(earlier, question), 64), question)
             asked_texts += [standalone, context] if standalone else [context]
-            standalone = standalone or context
-        rewritten = self.rewrite(standalone or question, index.primary_language, options.rewrite)
+            context = None if standalone else context
+        rewritten = self.rewrite(standalone or context or question, index.primary_language, options.rewrite)
         asked = detect_language(question)
         twin = self.collection.twin(asked)  # its pages in a translated tree, when the index leaves them out
         queries = search_queries(asked_texts, rewritten, asked, index.primary_language, index.languages,
                                  twin=twin is not None)
         hits = retrieve(index, self.models.embedder, queries, k=options.k, mode=options.mode, version=options.version,
                         twins={asked: twin} if twin else None)
-        return Search(hits, rewritten, standalone)
+        return Search(hits, rewritten, standalone, context)
 
     # -- ask ---------------------------------------------------------------------------------------
     def ask(self, question: str, options: AskOptions = AskOptions(), *, cancel: threading.Event | None = None) -> Answer:
@@ -232,15 +233,18 @@ class Pipeline:
                earlier: Sequence[tuple[str, str]]) -> Framed:
         """What the model is asked, in which language, how its answer is checked, and whether the gate lets it try."""
         index = self.collection.index
-        asked = found.standalone or question  # what the model is asked: the passages alone explain no "it"
+        # What the model is asked: the passages alone explain no "it", so a follow-up's rewrite to stand alone; never
+        # the follow-up after the question it follows, whose first question the 0.5B answered again.
+        asked = found.standalone or question
         into = answer_language(index.primary_language).code  # German docs: the model can only write English
         asked_in = detect_language(asked)  # otherwise the rewrite is the lesson's search terms, which are no question
-        translation = found.rewritten if needs_translation(asked_in, index.primary_language) else None
+        translated = needs_translation(asked_in, index.primary_language) and not found.context  # (of both questions)
+        translation = found.rewritten if translated else None
         put, writes_in = model_question(asked, translation, asked_in, lang, into)
         queries = [asked, found.rewritten or ""]
         checker, ranked = self.checker(put, queries, hits, index.chunks)
         written = " ".join([q for q, _ in earlier] + [question])  # only a name the user wrote can be missing
-        judged = gate(asked, [h.chunk.text for h in hits], index, rewritten=found.rewritten, written=written,
+        judged = gate(found.context or asked, [h.chunk.text for h in hits], index, rewritten=found.rewritten, written=written,
                       same_language=detect_language(question) == index.primary_language)
         refused = options.gate and not judged.covered
         if not refused:  # a refused question gets the fixed phrase whatever the answer's cap

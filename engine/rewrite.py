@@ -189,6 +189,8 @@ def is_followup(question: str) -> bool:
     (False, True)
     >>> is_followup("Comment le désactiver pour une seule requête ?"), is_followup("Comment l’activer ?")
     (True, True)
+    >>> is_followup("ok and what if only the connecting part should be short, but reading can take longer?")
+    True
     """
     lang = answer_language(detect_language(question))
     lowered = question.lower().strip().replace("’", "'")

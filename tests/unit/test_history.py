@@ -95,13 +95,27 @@ def test_a_follow_up_rewritten_as_an_answer_is_not_taken_for_the_question(docs):
     pipe = Pipeline(docs, models=fake_models(llm=llm))
     earlier = [("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].")]
     found = pipe.search("How do I turn it on?", AskOptions(mode="bm25"), earlier)
-    assert found.standalone == "Does HTTPX follow redirects by default? How do I turn it on?"
+    assert found.standalone is None and found.context == "Does HTTPX follow redirects by default? How do I turn it on?"
     assert "redirectlib" not in (found.searched_for or "")
     made_up = "How do I install `redirectlib` to turn it on?"  # a question, but with a name nobody wrote
     answer = Pipeline(docs, models=fake_models(llm=FakeLLM(made_up))).ask_stream(
         "How do I turn it on?", AskOptions(mode="bm25"), earlier=earlier)
     done = list(answer)[-1].answer
     assert done.stop_reason != "gate" and "redirectlib" not in done.missing_terms
+
+
+def test_a_follow_up_not_rewritten_is_put_to_the_model_alone(docs):
+    """Seen with the 0.5B: "and who do I need to ask before putting one back on prod?", searched after "how long do we
+    keep the staging backups around?", was put to the model after it too, and the model answered the first question
+    again ("The staging backups are kept for 14 days"). The pair is searched; the model is asked the follow-up."""
+    llm = FakeLLM("Stop.")  # no question: the rewrite is refused, then the draft is this
+    pipe = Pipeline(docs, models=fake_models(llm=llm))
+    earlier = [("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].")]
+    done = list(pipe.ask_stream("How do I turn it on?", AskOptions(mode="bm25"), earlier=earlier))[-1].answer
+    assert done.searched_for == "Does HTTPX follow redirects by default? How do I turn it on?"
+    assert done.retrieved[0].chunk.source == "guide/redirects.md"  # found through the question it follows
+    put = done.prompt[-1]["content"]
+    assert "How do I turn it on?" in put and "follow redirects by default?" not in put
 
 
 def test_history_cli_lists_and_exports(tmp_path, answered, monkeypatch):

@@ -131,7 +131,7 @@ def test_context_too_small_for_the_rules_is_a_clear_error(docs):
 
 def test_forced_query_rewriting_asks_the_model_and_searches_both_queries(docs):
     models = fake_models("timeout disable None")
-    hits, rewritten, _ = Pipeline(docs, models=models).search("How can I stop waiting forever?",
+    hits, rewritten, *_ = Pipeline(docs, models=models).search("How can I stop waiting forever?",
                                                              AskOptions(rewrite="always", mode="bm25"))
     assert "Rewrite the user's question" in models.llm.calls[0][0]["content"]
     assert rewritten == "timeout disable None"
@@ -140,7 +140,7 @@ def test_forced_query_rewriting_asks_the_model_and_searches_both_queries(docs):
 
 def test_a_question_in_another_language_is_translated_and_fused(docs):
     models = fake_models("What is the default timeout?")
-    hits, rewritten, _ = Pipeline(docs, models=models).search("Quel est le délai par défaut ?", AskOptions(mode="bm25"))
+    hits, rewritten, *_ = Pipeline(docs, models=models).search("Quel est le délai par défaut ?", AskOptions(mode="bm25"))
     assert "into English" in models.llm.calls[0][0]["content"]
     assert rewritten == "What is the default timeout?"
     assert hits[0].chunk.source == "timeouts.md"
@@ -152,7 +152,7 @@ def test_no_translation_is_asked_for_that_could_only_give_the_question_back(tmp_
                                       "das Netzwerk nicht aktiv ist und der Client wartet.\n", encoding="utf-8")
     models = fake_models("What is the default timeout?")
     pipe = Pipeline(tmp_path, models=models)
-    hits, rewritten, _ = pipe.search("What is the default timeout of the client?", AskOptions(mode="bm25"))
+    hits, rewritten, *_ = pipe.search("What is the default timeout of the client?", AskOptions(mode="bm25"))
     assert pipe.index.primary_language == "de" and rewritten is None and models.llm.calls == []
 
 
@@ -175,7 +175,7 @@ def test_a_count_below_one_is_a_clear_error(docs):
 def test_a_failed_rewrite_still_retrieves_what_the_original_finds(docs):
     original = Pipeline(docs, models=fake_models("x")).search("timeout=None 怎么用？", AskOptions(rewrite="never")).hits
     for garbage in ("", "Yes, it is supported.", "是的"):
-        hits, rewritten, _ = Pipeline(docs, models=fake_models(garbage)).search("timeout=None 怎么用？")
+        hits, rewritten, *_ = Pipeline(docs, models=fake_models(garbage)).search("timeout=None 怎么用？")
         assert rewritten is None
         assert [h.chunk_id for h in hits] == [h.chunk_id for h in original]
 
@@ -191,7 +191,7 @@ def test_a_question_whose_words_find_nothing_does_not_reorder_what_its_rewrite_f
     question, rewrite = "httpx 怎么设置代理？", "How do I set a proxy with httpx?"
     alone = Pipeline(tmp_path, models=fake_models("")).search(question).hits  # rewrite refused: searched as asked
     assert alone[0].chunk.source == "plugins.md"
-    hits, rewritten, _ = Pipeline(tmp_path, models=fake_models(rewrite)).search(question)
+    hits, rewritten, *_ = Pipeline(tmp_path, models=fake_models(rewrite)).search(question)
     assert rewritten == rewrite
     assert hits[0].chunk.source == "proxies.md"
     assert "plugins.md" not in [h.chunk.source for h in hits[:2]]
@@ -211,7 +211,7 @@ def test_a_wrong_rewrite_cannot_push_out_what_the_question_finds(tmp_path):
     question, wrong = "timeout=None 怎么用？", "How do I stream a large download?"
     alone = Pipeline(tmp_path, models=fake_models("")).search(question, AskOptions(k=3)).hits  # rewrite refused
     assert alone[0].chunk.source == "timeouts.md"
-    hits, rewritten, _ = Pipeline(tmp_path, models=fake_models(wrong)).search(question, AskOptions(k=3))
+    hits, rewritten, *_ = Pipeline(tmp_path, models=fake_models(wrong)).search(question, AskOptions(k=3))
     assert rewritten == wrong
     assert [h.chunk.source for h in hits][:2] == ["streaming.md", "downloads.md"]  # what the rewrite finds leads
     assert "timeouts.md" in [h.chunk.source for h in hits]  # fused alone, it would have come 4th of 4
