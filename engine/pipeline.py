@@ -35,9 +35,7 @@ from .gate import GateResult, gate
 from .generate import Generation, Messages
 from .languages import answer_language, detect_language, needs_translation, not_answered_note, unindexed_note
 from .options import AskOptions, check_options, clean_question
-from .prompt import (
-    Piece, build_messages, fit_passages, fits, link_text, passage_room, prompt_tokens, trim_passage,
-)
+from .prompt import Piece, build_messages, fit_passages, fits, link_text, passage_room, prompt_tokens, trim_passage
 from .quote import evidence, extractive
 from .registry import ModelSet
 from .result import Answer, Timings
@@ -233,19 +231,17 @@ class Pipeline:
                earlier: Sequence[tuple[str, str]]) -> Framed:
         """What the model is asked, in which language, how its answer is checked, and whether the gate lets it try."""
         index = self.collection.index
-        # What the model is asked: the passages alone explain no "it", so a follow-up's rewrite to stand alone; never
-        # the follow-up after the question it follows, whose first question the 0.5B answered again.
-        asked = found.standalone or question
+        asked = found.standalone or question  # passages explain no "it"; asked both questions, the 0.5B answers the 1st
         into = answer_language(index.primary_language).code  # German docs: the model can only write English
         asked_in = detect_language(asked)  # otherwise the rewrite is the lesson's search terms, which are no question
-        translated = needs_translation(asked_in, index.primary_language) and not found.context  # (of both questions)
+        translated = needs_translation(asked_in, index.primary_language) and not found.context  # not of both questions
         translation = found.rewritten if translated else None
         put, writes_in = model_question(asked, translation, asked_in, lang, into)
         queries = [asked, found.rewritten or ""]
         checker, ranked = self.checker(put, queries, hits, index.chunks)
         written = " ".join([q for q, _ in earlier] + [question])  # only a name the user wrote can be missing
-        judged = gate(found.context or asked, [h.chunk.text for h in hits], index, rewritten=found.rewritten, written=written,
-                      same_language=detect_language(question) == index.primary_language)
+        judged = gate(found.context or asked, [h.chunk.text for h in hits], index, rewritten=found.rewritten,
+                      written=written, same_language=detect_language(question) == index.primary_language)
         refused = options.gate and not judged.covered
         if not refused:  # a refused question gets the fixed phrase whatever the answer's cap
             self._check_room(put, writes_in, options.prompt_style, options.max_tokens)
