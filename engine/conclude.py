@@ -53,7 +53,7 @@ def conclude(answer: Answer, model_answer: str, checker: SupportChecker, ranked:
     written_in = written_in or answer.language
     more_calls = answer.stop_reason != "cancelled"  # Stop means no more model calls
     translations = for_the_check(complete, model_answer, written_in, into) if written_in != into and more_calls else {}
-    answer.sentences = checker.check_answer(model_answer, translations, judged.bystanders)
+    answer.sentences = checker.check_answer(model_answer, translations, judged.bystanders, judged.unseen)
     absent = lacking(judged, checker.question, checker.passages)
     wanted = written_in != answer.language and more_calls
     translate = (lambda shown: shown_in(complete, shown, written_in, answer.language)) if wanted else None

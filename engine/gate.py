@@ -75,6 +75,9 @@ class GateResult(NamedTuple):
     # protocol; a variable or file of the user's own (DATABASE_URL, q1.pdf) is never what a question is about
     bystanders: list[str] = []
     anchored: bool = True  # the question also names something specific the documents have (not only their own name)
+    # the names the user wrote that the documents have, but none of the retrieved passages: letters only, each in at
+    # most a fifth of the chunks ("Lambda", in FastAPI's release notes alone); no sentence naming one is backed here
+    unseen: list[str] = []
 
 
 _NAME = re.compile(
@@ -182,7 +185,24 @@ def gate(
         return GateResult(False, absent, found)
     has = [t for t in terms if t not in absent]
     names = [t for t in absent if t.isalpha()]
-    return GateResult(True, [], found, names, not absent or any(specific(t, corpus) for t in has))
+    return GateResult(True, [], found, names, not absent or any(specific(t, corpus) for t in has),
+                      unseen(has, passages, corpus, said))
+
+
+def unseen(terms: Sequence[str], passages: Sequence[str], corpus: CorpusView, said: str) -> list[str]:
+    """The names among ``terms`` (letters only, ones the user wrote: ``said``) that are specific to a part of the
+    documents (``specific``) yet in none of the retrieved ``passages``.
+
+    "How do I run my FastAPI app on AWS Lambda?" found FastAPI Cloud's page, and the 0.5B wrote "You can deploy your
+    FastAPI app to AWS Lambda with just one command", which read close enough to it to pass.
+
+    >>> c = TextCorpus(["Deploy to FastAPI Cloud with one command.", "Release notes: AWS Lambda docs.", "Paths.",
+    ...                 "Queries.", "Bodies."])
+    >>> unseen(["FastAPI", "AWS", "Lambda"], ["Deploy to FastAPI Cloud with one command."], c, "run fastapi on aws lambda?")
+    ['AWS', 'Lambda']
+    """
+    seen = TextCorpus(passages)
+    return [t for t in terms if t.isalpha() and t.lower() in said and specific(t, corpus) and not present(t, seen)]
 
 
 def specific(term: str, corpus: CorpusView) -> bool:

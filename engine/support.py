@@ -187,10 +187,11 @@ class SupportChecker:
                                len(words), ranks <= self._comparisons[pid - 1])
         return out
 
-    def check_sentence(self, sentence: str, translation: str | None = None, absent: Sequence[str] = ()) -> Support:
+    def check_sentence(self, sentence: str, translation: str | None = None, absent: Sequence[str] = (),
+                       unseen: Sequence[str] = ()) -> Support:
         """One sentence's verdict; ``absent``: names the whole documentation lacks (the gate's ``bystanders``), so
         no sentence naming one is supported ("FastAPI logs users in with LDAP through OAuth2" reads close to a
-        passage on OAuth2)."""
+        passage on OAuth2); ``unseen``: names the question gives that no passage has (the gate's ``unseen``)."""
         cited = citations(sentence)
         if repeats_question(sentence, self.question):
             return Support(sentence, cited, "exempt", {}, None, REPEATS)
@@ -217,6 +218,9 @@ class SupportChecker:
         if named:
             return Support(sentence, cited, "unsupported", {}, None,
                            f"Unsupported: it names {', '.join(named)}, which the documents never mention.")
+        if named := named_in(unseen, strip_citations(f"{sentence} {translation or ''}")):
+            return Support(sentence, cited, "unsupported", {}, None,
+                           f"Unsupported: it names {', '.join(named)}, which none of the passages mentions.")
         scores = self.scores(sentence, translation)
         result = _verdict(sentence, cited, scores, SUPPORT_THRESHOLD)
         return result._replace(checked_as=translation) if translation else result
@@ -237,9 +241,9 @@ class SupportChecker:
         return Support(code, [], "unsupported", {}, None, "This code does not appear in any passage.", True)
 
     def check_answer(self, answer: str, translations: dict[str, str] | None = None,
-                     absent: Sequence[str] = ()) -> list[Support]:
+                     absent: Sequence[str] = (), unseen: Sequence[str] = ()) -> list[Support]:
         """Every sentence and code block of an answer, in order; ``translations`` maps a sentence to its translation,
-        ``absent`` lists names the documentation lacks (``check_sentence``)."""
+        ``absent`` and ``unseen`` list names the documentation, or the passages, lack (``check_sentence``)."""
         translations = translations or {}
         out: list[Support] = []
         for segment in segments(answer):
@@ -247,7 +251,8 @@ class SupportChecker:
                 if segment.text.strip():  # an empty block (a fence left open at the end) claims nothing
                     out.append(self.check_code(segment.text.strip("\n")))
             else:
-                out += [self.check_sentence(s, translations.get(s), absent) for s in answer_sentences(segment.text)]
+                out += [self.check_sentence(s, translations.get(s), absent, unseen)
+                        for s in answer_sentences(segment.text)]
         return out
 
 

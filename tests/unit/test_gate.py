@@ -79,3 +79,10 @@ def test_a_migration_question_quoting_its_own_call_and_python_error_is_let_throu
     rewrite_guess = "In httpx, what replaces r.iter_content() when reading Parquet files?"
     assert gate("r.iter_content 报 AttributeError，httpx 里叫什么？", docs[:1], corpus, rewritten=rewrite_guess,
                 same_language=False).covered  # "Parquet" is only the rewrite's guess
+
+
+def test_a_name_the_user_asks_about_that_no_retrieved_passage_has_is_reported_unseen():
+    corpus = TextCorpus(DOCS + ["# Release notes\nDocs for AWS Lambda deployments were removed."])
+    result = gate("How do I run my FastAPI app on AWS Lambda?", DOCS[:2], corpus)
+    assert result.covered and result.unseen == ["AWS", "Lambda"]  # FastAPI is in every chunk: not specific
+    assert gate("Can I use CORSMiddleware for a frontend?", DOCS[1:2], corpus).unseen == []  # the passage has it

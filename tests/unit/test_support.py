@@ -36,6 +36,19 @@ def test_a_sentence_naming_what_the_documents_never_mention_is_unsupported(fake_
     assert checker.check_answer("HTTPX does not follow redirects by default [1].", absent=["LDAP"])[0].status == "supported"
 
 
+def test_a_sentence_naming_what_the_question_asks_about_and_no_passage_mentions_is_unsupported(fake_embedder):
+    """Seen: "You can deploy your FastAPI app to AWS Lambda with just one command [3]", backed by FastAPI Cloud's
+    page; "Lambda" is in the release notes only, so the gate let the model try (``gate.unseen``)."""
+    checker = SupportChecker(fake_embedder, PASSAGES)
+    sentence = "HTTPX does not follow redirects by default on AWS Lambda [1]."
+    assert checker.check_answer(sentence)[0].status == "supported"  # close enough to passage 1 on its own
+    [s] = checker.check_answer(sentence, unseen=["AWS", "Lambda"])
+    assert s.status == "unsupported" and "AWS, Lambda" in s.reason and "none of the passages" in s.reason
+    french = checker.check_sentence("Elle ne suit pas les redirections [1].", "It does not follow redirects on Lambda.",
+                                    unseen=["Lambda"])
+    assert french.status == "unsupported" and "Lambda" in french.reason  # named in the English it was checked as
+
+
 def test_unsupported(fake_embedder):
     [s] = check(fake_embedder, "HTTPX ships a built-in HTTP/3 server written in Rust [1].")
     assert s.status == "unsupported"
