@@ -27,7 +27,7 @@ from .gate import is_user_detail
 from .languages import language
 from .names import identifiers, named_in
 from .support import ALSO, QUOTED, Support, Unit
-from .text import normalise_code, strip_citations
+from .text import citations, normalise_code, strip_citations
 from .tokens import content_words
 
 # Quotes only when a sentence is this relevant or more; below, the fixed phrase. 0.36, not 0.4: on the calibrate
@@ -243,10 +243,23 @@ def quoted(chosen: Sequence[Unit], units: Sequence[Unit],
         if section and section != under:
             lines.append(f"**{section}**")  # a code block of another passage than the quote above: under its own
         under, last = (section or under) if u.is_code else u.section, u.pid
-        lines += ["```", u.text, "```"] if u.is_code else [text]
+        lines += code_lines(u, lines[-1] if lines else "") if u.is_code else [text]
         shown.append(Support(text, [u.pid], "supported", {u.pid: 1.0}, None, QUOTED.format(pid=u.pid),
                              u.is_code, "checker", section=section))
     return lines, shown
+
+
+def code_lines(u: Unit, above: str) -> list[str]:
+    """A quoted code block as markdown lines, its passage's id on a line after the closing fence (as a quoted
+    sentence ends with its id), unless the line right ``above`` it is a quote of the same passage.
+
+    >>> code_lines(Unit(3, 4, "cookies = httpx.Cookies()", True), "**Cookies**")
+    ['```', 'cookies = httpx.Cookies()', '```', '[3]']
+    >>> code_lines(Unit(3, 4, "cookies = httpx.Cookies()", True), "> Make a jar like this: [3]")
+    ['```', 'cookies = httpx.Cookies()', '```']
+    """
+    of_its_passage = above.startswith("> ") and citations(above)[-1:] == [u.pid]
+    return ["```", u.text, "```"] + ([] if of_its_passage else [f"[{u.pid}]"])
 
 
 def code_after(u: Unit, units: Sequence[Unit]) -> Unit | None:

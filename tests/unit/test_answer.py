@@ -423,7 +423,7 @@ def test_quotes_stand_under_their_own_passage_not_the_heading_of_the_quote_befor
     lines, shown = quoted(units, units)
     assert lines == ["**Content encoding**", "> For response bodies HTTPX guesses an encoding. [1]",
                      "**advanced/transports.md**", "> The Client also accepts a transport argument. [2]",
-                     "**Cookies**", "```", "cookies = httpx.Cookies()", "```", "> Send them on every request. [3]"]
+                     "**Cookies**", "```", "cookies = httpx.Cookies()", "```", "[3]", "> Send them on every request. [3]"]
     assert [s.section for s in shown] == ["Content encoding", "advanced/transports.md", "Cookies", "Cookies"]
     lead = [Unit(4, 0, "Enable it like this:", False, 0, "Redirects"), Unit(4, 1, "httpx.get(u, follow_redirects=True)", True, 0, "Redirects")]
     assert quoted(lead[:1], lead)[0] == ["**Redirects**", "> Enable it like this: [4]", "```",

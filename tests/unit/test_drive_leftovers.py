@@ -1,0 +1,27 @@
+"""Leftovers of a new user's drive of the command line (docs/known-problems.md), each with a test that failed
+before its mend."""
+
+from repobot.engine.check import check_citations
+from repobot.engine.quote import extractive
+from repobot.engine.support import Unit
+
+
+def test_a_quoted_code_block_shows_its_passage_id_in_the_text():
+    """A code block quoted without the sentence that leads into it (the ``httpx.Cookies()`` example of [3]) showed
+    as a bare fenced block in ``final_answer`` and the command line's text: only the window linked it."""
+    ranked = [(Unit(3, 4, "cookies = httpx.Cookies()\ncookies.set('k', 'v', domain='example.org')", True, 2, "Cookies"),
+               0.72),
+              (Unit(2, 0, "A client sends the cookies of its jar with every request it makes.", False, 0, "Clients"),
+               0.6),
+              (Unit(3, 6, "Pass a Cookies instance to a client and it keeps them for you.", False, 4, "Cookies"), 0.5)]
+    text = extractive(ranked, "en", asked="How do I send cookies with httpx.Cookies?").text
+    lines = text.splitlines()
+    end = lines.index("```", lines.index("```") + 1)  # the block's closing fence
+    assert lines[end + 1] == "[3]"  # its id, on the line after it, as a quoted sentence ends with its own
+    form = check_citations(text, 3)  # the form check reads the id line as a citation, not as an uncited sentence
+    assert (form.cited, form.invalid) == ([2, 3], []) and all(s.startswith("**") for s in form.uncited)  # headings
+    lead = [(Unit(1, 1, "Enable them per request like this:", False, 1), 0.7),
+            (Unit(1, 2, "client.get(url, follow_redirects=True)", True, 2), 0.4)]
+    led = extractive(lead, "en").text.splitlines()
+    assert led[-4:] == ["> Enable them per request like this: [1]", "```", "client.get(url, follow_redirects=True)",
+                        "```"]  # the quote that leads into it, right above, gives its id already
