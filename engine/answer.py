@@ -25,7 +25,7 @@ from .check import is_escape
 from .copied import without_directives, without_html, without_prompt_tags, without_tag_lines
 from .languages import language
 from .names import named_in
-from .leads import backing, introduced_block, introduced_code, lead_alone, shows_code
+from .leads import backing, introduced_block, introduced_code, lead_alone, leads_on, shows_code
 from .quote import Choice, also_quoted, extractive
 from .support import HEADING, LEAD, NOT_SHOWN, UNBACKED_HEADING, Support, Unit, shown_citations
 from .markup import strip_markup
@@ -103,7 +103,8 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
     brings the code block that follows it in its passage, cited by the checker (as does one whose block the model
     wrote only in a part of its answer that is not shown: ``_place_later``);
     under one the model put another block, that passage's block is shown (``introduced_block``).
-    A line that leads into code that is not shown goes, or ends as a sentence of its own (``lead_alone``).
+    A line that leads into code that is not shown goes, or ends as a sentence of its own (``lead_alone``); one that
+    only leads on from the sentence before it ("For example:", ``leads_on``) goes when that sentence is not shown.
     A passage's heading the model copied after its answer, over a section off the question (``off_topic``, from
     ``off_topic_sections``), starts a copy of that section: it is not shown, nor what follows it up to the next
     heading.
@@ -116,6 +117,7 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
     copying = False  # within a section off the question that the model copied after its answer
     later: list[tuple[int, int, Unit]] = []  # code a shown line introduces, which the model wrote further on
     waiting: set[int] = set()  # the places in shown of leads whose next line is not shown, until their block is placed
+    after_failed = False  # whether the model's sentence before the one at hand was left out
     for n, s in enumerate(sentences):
         found = _locate(answer, s.text, position)
         if found is None:
@@ -131,6 +133,9 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
         if kept is not None and kept.is_code and before is not None:
             kept = introduced_block(before, kept, units, shown)
         kept = _shown_here(kept, sentences, shown)
+        if kept is not None and after_failed and leads_on(kept):
+            kept = None  # "For example:" after a sentence not shown: it would lead on from nothing, or open the answer
+        after_failed = kept is None
         before = kept if kept is not None and not kept.is_code else None
         if lead is not None and kept is None:  # what the line before leads into is not shown
             _leave_lead(lead, later, waiting, out, shown)

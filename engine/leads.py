@@ -55,6 +55,18 @@ def lead_alone(s: Support) -> Support | None:
     return s._replace(text=text, cited=ids, cited_by=by, status="supported", reason=ENDED)
 
 
+def leads_on(s: Support) -> bool:
+    """Whether a line leads into code saying nothing a passage backs ("For example:", "Par exemple :", "在代码中："):
+    it leads on from the sentence before it, and dangles when that sentence is not shown.
+
+    >>> leads_on(Support("Par exemple :", [], "exempt", {}, None, LEAD))
+    True
+    >>> leads_on(Support("Install SOCKS support with `pip` [2]:", [2], "exempt", {2: 0.79}, None, LEAD))
+    False
+    """
+    return s.reason == LEAD and backing(s) is None
+
+
 def introduced_code(s: Support, units: Sequence[Unit]) -> Unit | None:
     """The code block that the sentence a shown sentence repeats introduces, in its cited passage.
 

@@ -1,9 +1,12 @@
 """Leftovers of a new user's drive of the command line (docs/known-problems.md), each with a test that failed
 before its mend."""
 
+import pytest
+
+from repobot.engine.answer import choose, verified
 from repobot.engine.check import check_citations
 from repobot.engine.quote import extractive
-from repobot.engine.support import Unit
+from repobot.engine.support import LEAD, Support, Unit
 
 
 def test_a_quoted_code_block_shows_its_passage_id_in_the_text():
@@ -25,3 +28,25 @@ def test_a_quoted_code_block_shows_its_passage_id_in_the_text():
     led = extractive(lead, "en").text.splitlines()
     assert led[-4:] == ["> Enable them per request like this: [1]", "```", "client.get(url, follow_redirects=True)",
                         "```"]  # the quote that leads into it, right above, gives its id already
+
+
+@pytest.mark.parametrize("lead", ["For example:", "Par exemple :", "在代码中："])
+def test_a_lead_in_after_a_sentence_that_failed_is_not_shown(lead):
+    """The shown answer opened on "Par exemple :" when the sentence it led on from failed the support check."""
+    code = "transport = httpx.HTTPTransport(retries=1)"
+    answer = (f"HTTPX retries every failed request three times [1]. {lead}\n\n```python\n{code}\n```\n\n"
+              "Connection retries are set on the transport [2].")
+    failed = Support("HTTPX retries every failed request three times [1].", [1], "unsupported", {1: 0.2}, None, "")
+    sentences = [failed, Support(lead, [], "exempt", {}, None, LEAD),
+                 Support(code, [], "supported", {2: 1.0}, 2, "Copied from passage [2].", True),
+                 Support("Connection retries are set on the transport [2].", [2], "supported", {2: 0.9}, None, "")]
+    choice = choose(sentences, answer, [], "en")
+    assert choice.verdict == "verified"
+    assert choice.text.startswith(f"```python\n{code}\n```") and lead not in choice.text
+    assert [s.is_code for s in choice.sentences] == [True, False]
+    shown_first = Support("Retries are set on the transport [2].", [2], "supported", {2: 0.9}, None, "")
+    kept = verified([shown_first] + sentences[1:3], f"Retries are set on the transport [2]. {lead}\n\n```python\n{code}\n```")
+    assert kept.text.startswith(f"Retries are set on the transport [2]. {lead}")  # it leads on from a shown sentence
+    named = Support("Set it with `retries=1` [2]:", [2], "exempt", {2: 0.8}, None, LEAD)  # a passage backs what it says
+    alone = verified([failed, named] + sentences[2:3], answer.replace(lead, named.text))
+    assert alone.text.startswith("Set it with `retries=1` [2]:")
