@@ -10,7 +10,7 @@ from typing import Sequence, TextIO
 from repobot.engine.answer import claims
 from repobot.engine.events import Drafting, Preview, Retrieved, Token
 from repobot.engine.export import MARK
-from repobot.engine.languages import command_line_note, language
+from repobot.engine.languages import answer_language, command_line_note, language
 from repobot.engine.result import Answer
 
 
@@ -70,11 +70,45 @@ def json_text(data, indent: int | None = 2) -> str:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def said_in(code: str) -> dict[str, str]:
+    """The command line's labels in an answer's language (``languages.json``), English for any other.
+
+    >>> said_in("zh")["verdict"].format(verdict=said_in("zh")["extractive"]), said_in("ko")["sources"]
+    ('结论：摘自文档', 'Sources:')
+    """
+    return answer_language(code).command_line
+
+
+def labelled(label: str, text: str) -> str:
+    """``text`` after its label, a space between them unless the label ends on a full-width colon.
+
+    >>> labelled("Sources:", "[1] a.md"), labelled("来源：", "[1] a.md")
+    ('Sources: [1] a.md', '来源：[1] a.md')
+    """
+    return label + ("" if label.endswith("：") else " ") + text
+
+
+def status_column(status: str, words: dict[str, str]) -> str:
+    """A sentence's status in ``words``' language, padded to the widest of them as a terminal shows it (an
+    ideograph takes two columns).
+
+    >>> status_column("uncited", said_in("en")), status_column("exempt", said_in("zh")), status_column("miscited", said_in("zh"))
+    ('uncited    ', '不计入  ', '引用有误')
+    """
+    width = max(columns(words[name]) for name in MARK)
+    return words[status] + " " * (width - columns(words[status]))
+
+
+def columns(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
 def print_event(event, out: TextIO) -> None:
     """One streamed step of ``repobot ask`` as it comes: the passages retrieved, the quotes, the line over the model's
     draft, and its tokens (the checked answer comes with ``print_answer``)."""
     if isinstance(event, Retrieved):
-        print(one_line("Retrieved: " + "  ".join(f"[{h.rank}] {h.chunk.source}" for h in event.hits)), file=out)
+        hits = "  ".join(f"[{h.rank}] {h.chunk.source}" for h in event.hits)
+        print(one_line(labelled(said_in(event.language)["retrieved"], hits)), file=out)
     elif isinstance(event, Preview):
         print(event.choice.text, file=out)
     elif isinstance(event, Drafting):
@@ -86,36 +120,40 @@ def print_event(event, out: TextIO) -> None:
 
 def print_answer(answer: Answer, out: TextIO, said: Sequence[str] = ()) -> None:
     """The check of the model's answer, the verdict, the answer shown, its sources, notes (but those ``said``
-    before it began) and timings."""
+    before it began) and timings; the labels in the answer's language (``said_in``), the notes and timings in
+    English."""
+    words = said_in(answer.language)
     print(file=out)
     if answer.searched_for != answer.question:
-        print(f"Searched for: {answer.searched_for}", file=out)
+        print(words["searched_for"].format(query=answer.searched_for), file=out)
     check = answer.check
     if answer.stop_reason == "gate":
-        print(f"(not generated: the documents do not mention {', '.join(answer.missing_terms)})", file=out)
+        print(words["not_generated"].format(terms=", ".join(answer.missing_terms)), file=out)
     else:
         # uncited: of the sentences listed under it, the claims that cite nothing (the form check's ``uncited``, in
         # the JSON, also counts what the list shows as exempt: headings, HTML fragments, the fixed phrase)
         uncited = [s for s in claims(answer.sentences) if not s.cited and not s.is_code]
-        print(f"Check: cited {check.cited}, invalid {check.invalid or 'none'}, uncited {len(uncited)}", file=out)
+        print(words["check"].format(cited=check.cited, invalid=check.invalid or words["none"], uncited=len(uncited)),
+              file=out)
         for s in answer.sentences:
             label = s.text.splitlines()[0][:90] + (" …" if len(s.text) > 90 or "\n" in s.text else "")
-            print(f"  {MARK[s.status]} {s.status:<11} {label}", file=out)
-    print(f"\nVerdict: {answer.verdict}\n", file=out)
-    print(with_checked_as(answer), file=out)
+            print(f"  {MARK[s.status]} {status_column(s.status, words)} {label}", file=out)
+    print("\n" + words["verdict"].format(verdict=words.get(answer.verdict, answer.verdict)) + "\n", file=out)
+    print(with_checked_as(answer, words["checked_as"]), file=out)
     if answer.missing_terms:
         print(language(answer.language).missing_label.format(terms=", ".join(answer.missing_terms)), file=out)
     added = [s for s in answer.final_sentences
              if s.cited_by == "checker" and not s.is_quote and answer.verdict == "verified"]
     if added:
-        print("\nCitations added or corrected by RepoBot (the model did not give them):", file=out)
+        print("\n" + words["added"], file=out)
         for s in added:  # a code block names its passage in ``suggested`` (code carries no [n])
             ids = s.cited or ([s.suggested] if s.suggested else [])
-            what = "the documents' example: " if s.example else ""
-            print(f"  {''.join(f'[{i}]' for i in ids)} {what}{s.text.splitlines()[0][:90]}", file=out)
+            code = s.text.splitlines()[0][:90]
+            print(f"  {''.join(f'[{i}]' for i in ids)} {labelled(words['example'], code) if s.example else code}",
+                  file=out)
     if answer.sources:
-        print("\n" + one_line("Sources: " + "  ".join(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}"
-                                                for h in answer.sources)), file=out)
+        spans = "  ".join(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}" for h in answer.sources)
+        print("\n" + one_line(labelled(words["sources"], spans)), file=out)
     for note in answer.notes:
         if note not in said:
             print(f"note: {command_line_note(note)}", file=out)
@@ -129,11 +167,10 @@ def print_answer(answer: Answer, out: TextIO, said: Sequence[str] = ()) -> None:
         print(f"(retrieve {t.retrieve_ms:.0f} ms, quotes {quotes}, first token {first}, total {t.total_ms:.0f} ms, "
               f"{t.prompt_tokens} prompt tokens, {t.tokens_per_s:.1f} tokens/s)", file=out)
     if answer.conversation is not None:  # None: it could not be saved, and a warning said why
-        print(f"(saved in conversation {answer.conversation}: continue it with --conversation {answer.conversation})",
-              file=out)
+        print(words["saved"].format(id=answer.conversation), file=out)
 
 
-def with_checked_as(answer: Answer) -> str:
+def with_checked_as(answer: Answer, label: str = "checked as:") -> str:
     """The final answer, with the text each translated sentence was checked as on an indented line under the line
     that holds it, as the window shows it.
 
@@ -160,7 +197,7 @@ def with_checked_as(answer: Answer) -> str:
         under.setdefault(text.count("\n", 0, position), []).append(" ".join(s.checked_as.split()))
     lines = []
     for n, line in enumerate(text.split("\n")):
-        lines += [line] + [f"    checked as: {english}" for english in under.get(n, [])]
+        lines += [line] + [f"    {labelled(label, english)}" for english in under.get(n, [])]
     return "\n".join(lines)
 
 

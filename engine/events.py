@@ -19,6 +19,7 @@ AGAIN = "Its first draft was not backed by the passages; it writes again, readin
 
 class Retrieved(NamedTuple):
     hits: list[Hit]
+    language: str = "en"  # the language the answer is shown in (the command line's labels are in it)
 
 
 class Preview(NamedTuple):

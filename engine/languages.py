@@ -1,8 +1,8 @@
 """Languages: one registry of what RepoBot knows about each language it answers in (texts in languages.json).
 
 Each ``Language`` carries the lesson's four rules written in that language, its
-fixed "not found" phrase (programs recognise it: keep it exact), its labels,
-and the words the checker needs (stop words, negations). The CLI's and the
+fixed "not found" phrase (programs recognise it: keep it exact), its labels
+(the command line's too), and the words the checker needs (stop words, negations). The CLI's and the
 window's language choices come from ``ANSWER_LANGUAGES``; nothing else types
 the list again.
 
@@ -14,8 +14,8 @@ told apart page by page.
 ('zh', 'ja')
 >>> detect_language("Comment activer les redirections ?"), detect_language("Does httpx retry?")
 ('fr', 'en')
->>> language("zh").escape
-'文档里没有找到相关说明'
+>>> language("zh").escape, language("zh").command_line["sources"]
+('文档里没有找到相关说明', '来源：')
 """
 
 from __future__ import annotations
@@ -63,19 +63,20 @@ class Language(NamedTuple):
     negation_compounds: tuple[str, ...] = ()  # words holding one that are not negative (无论 "whatever", 不同)
     pointers: tuple[str, ...] = ()  # words that point back at an earlier turn ("it", "它"): a follow-up question
     openers: tuple[str, ...] = ()  # how a follow-up may begin ("and", "what about", "那")
+    command_line: dict[str, str] = {}  # the command line's labels ("Verdict: {verdict}", "Sources:"); English's if none
 
 
 def _load() -> dict[str, Language]:
     """The languages' texts and word lists, from ``languages.json`` beside this module (a translator's file)."""
     data = json.loads((Path(__file__).with_name("languages.json")).read_text(encoding="utf-8"))
-    out = {}
+    out, english = {}, data["en"]["command_line"]
     for code, d in data.items():
         rules = Rules(**{**d["rules"], "example": tuple(d["rules"]["example"])})
         out[code] = Language(code, d["name"], d["escape"], d["deduction"], d["question_label"], d["quoted_label"],
                              d["also_label"], d["missing_label"], d["translation_example"],
                              d["translation_example_topic"], d["question_example"], rules,
                              frozenset(d["stopwords"]), tuple(d["negations"]), tuple(d.get("negation_compounds", ())),
-                             tuple(d["pointers"]), tuple(d["openers"]))
+                             tuple(d["pointers"]), tuple(d["openers"]), {**english, **d.get("command_line", {})})
     return out
 
 

@@ -206,7 +206,7 @@ class Pipeline:
         hits = widen(found.hits, index.chunks, options.read)
         timings = Timings(retrieve_ms=(time.perf_counter() - started) * 1000)
         framed = self._frame(question, found, hits, lang, options, earlier)
-        yield Retrieved(hits)
+        yield Retrieved(hits, lang)
         preview = extractive(framed.ranked, lang, asked=framed.asked_text)
         if preview:
             timings.first_content_ms = (time.perf_counter() - started) * 1000

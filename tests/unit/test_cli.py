@@ -167,8 +167,8 @@ def test_ask_prints_the_quotes_then_the_draft_under_its_language_then_the_checke
     out = capsys.readouterr().out
     label = ("The model is writing in English, the documents' language (not checked yet; "
              "the checked answer is shown in Chinese):")
-    order = ["Retrieved: [1] guide/redirects.md", "> HTTPX does not follow redirects by default. [1]", label,
-             "HTTPX does not follow redirects by default [1].", "Verdict: verified", "HTTPX 默认不跟随重定向 [1]。"]
+    order = ["检索到的段落：[1] guide/redirects.md", "> HTTPX does not follow redirects by default. [1]", label,
+             "HTTPX does not follow redirects by default [1].", "结论：已核实", "HTTPX 默认不跟随重定向 [1]。"]
     assert [out.index(line) for line in order] == sorted(out.index(line) for line in order)
 
 
@@ -477,9 +477,9 @@ def test_a_translated_answer_shows_under_each_sentence_the_english_it_was_checke
     monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models(llm=llm)))
     assert cli.main(["ask", "HTTPX 默认会跟随重定向吗？", "--corpus", str(docs)]) == 0
     out = capsys.readouterr().out
-    assert "\nHTTPX 默认不跟随重定向 [1]。\n    checked as: HTTPX does not follow redirects by default.\n" in out
+    assert "\nHTTPX 默认不跟随重定向 [1]。\n    核对所依据的原文：HTTPX does not follow redirects by default.\n" in out
     assert "each sentence keeps the English it was checked as" in out
-    conversation = re.search(r"saved in conversation (\d+)", out)[1]
+    conversation = re.search(r"已保存在对话 (\d+) 中", out)[1]
     assert cli.main(["history", "--corpus", str(docs), "--export", conversation]) == 0
     exported = capsys.readouterr().out
     assert ("- ✓ supported: HTTPX 默认不跟随重定向 [1]。\n  - checked as: HTTPX does not follow redirects by default.\n"

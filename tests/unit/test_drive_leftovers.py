@@ -50,3 +50,40 @@ def test_a_lead_in_after_a_sentence_that_failed_is_not_shown(lead):
     named = Support("Set it with `retries=1` [2]:", [2], "exempt", {2: 0.8}, None, LEAD)  # a passage backs what it says
     alone = verified([failed, named] + sentences[2:3], answer.replace(lead, named.text))
     assert alone.text.startswith("Set it with `retries=1` [2]:")
+
+
+def test_the_command_lines_labels_are_in_the_answers_language_and_its_json_is_unchanged(docs, monkeypatch, capsys):
+    """Under a Chinese answer, `ask` printed "Retrieved:", "Check: …", "Verdict: verified" and "Sources:" in English."""
+    import io
+    import json
+
+    from repobot.cli import commands, main as cli
+    from repobot.cli.report import print_answer
+    from repobot.engine.pipeline import Pipeline
+    from repobot.engine.result import Answer
+    from tests.conftest import ByTaskLLM, fake_models
+
+    llm = ByTaskLLM("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].",
+                    {"HTTPX does not follow redirects by default.": "HTTPX 默认不跟随重定向。"})
+    monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models(llm=llm)))
+    assert cli.main(["ask", "HTTPX 默认会跟随重定向吗？"]) == 0
+    out = capsys.readouterr().out
+    for english in ("Retrieved:", "Check:", "Verdict:", "Sources:", "checked as:", "saved in conversation"):
+        assert english not in out
+    lines = out.splitlines()
+    assert lines[0].startswith("检索到的段落：[1] guide/redirects.md")
+    assert "结论：已核实" in lines and "    核对所依据的原文：HTTPX does not follow redirects by default." in lines
+    assert any(line.startswith("检查：引用 [1]，无效 无，未引用 0") for line in lines)
+    assert any(line.startswith("  ✓ 有依据 ") for line in lines)
+    assert any(line.startswith("来源：[1] guide/redirects.md:") for line in lines)
+    assert cli.main(["ask", "HTTPX 默认会跟随重定向吗？", "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)  # the JSON keeps its English field names and values
+    assert answer["verdict"] == "verified" and answer["language"] == "zh" and "final_sentences" in answer
+    french = io.StringIO()
+    print_answer(Answer("Q ?", "fr", "m", [], [], verdict="not_found", final_answer="x", stop_reason="gate",
+                        missing_terms=["Zookeeper"]), french)
+    assert "(pas de réponse générée : les documents ne mentionnent pas Zookeeper)" in french.getvalue()
+    assert "Verdict : introuvable" in french.getvalue()
+    english = io.StringIO()
+    print_answer(Answer("Q?", "en", "m", [], [], verdict="not_found", final_answer="x"), english)
+    assert "\nVerdict: not_found\n" in english.getvalue() and "Check: cited [], invalid none, uncited 0" in english.getvalue()
