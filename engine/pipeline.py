@@ -237,7 +237,7 @@ class Pipeline:
         translated = needs_translation(asked_in, index.primary_language) and not found.context  # not of both questions
         translation = found.rewritten if translated else None
         put, writes_in = model_question(asked, translation, asked_in, lang, into)
-        queries = [asked, found.rewritten or ""]
+        queries = [asked, found.rewritten or found.context or ""]  # a follow-up's quotes: on the topic it follows
         checker, ranked = self.checker(put, queries, hits, index.chunks)
         written = " ".join([q for q, _ in earlier] + [question])  # only a name the user wrote can be missing
         judged = gate(found.context or asked, [h.chunk.text for h in hits], index, rewritten=found.rewritten,
