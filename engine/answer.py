@@ -117,7 +117,7 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
     copying = False  # within a section off the question that the model copied after its answer
     later: list[tuple[int, int, Unit]] = []  # code a shown line introduces, which the model wrote further on
     waiting: set[int] = set()  # the places in shown of leads whose next line is not shown, until their block is placed
-    after_failed = False  # whether the model's sentence before the one at hand was left out
+    after_failed = False  # whether the model's claim before the one at hand was left out
     for n, s in enumerate(sentences):
         found = _locate(answer, s.text, position)
         if found is None:
@@ -135,7 +135,7 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
         kept = _shown_here(kept, sentences, shown)
         if kept is not None and after_failed and leads_on(kept):
             kept = None  # "For example:" after a sentence not shown: it would lead on from nothing, or open the answer
-        after_failed = kept is None
+        after_failed = kept is None and s.status == "unsupported"  # a claim left out (not a repeat of the question)
         before = kept if kept is not None and not kept.is_code else None
         if lead is not None and kept is None:  # what the line before leads into is not shown
             _leave_lead(lead, later, waiting, out, shown)

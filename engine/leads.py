@@ -16,11 +16,15 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from .languages import LANGUAGES
 from .quote import INTRODUCES
 from .support import LEAD, SUPPORT_THRESHOLD, Support, Unit, shown_citations
 from .text import cite, normalise_code, strip_citations
 from .tokens import content_words
 
+FEW_WORDS = 3  # a lead with no more content words than this says nothing of its own ("Here is an example:")
+POINTERS = frozenset(p for lang in LANGUAGES.values() for p in lang.pointers)  # words that point back: "this", "它"
+WIDE_POINTERS = tuple(p for p in POINTERS if p[0] >= "\u3000")  # written without spaces: a line starts with one
 ENDED = "Supported: a passage backs what this line names; the code it led into was not shown, so it ends here."
 
 
@@ -56,15 +60,28 @@ def lead_alone(s: Support) -> Support | None:
 
 
 def leads_on(s: Support) -> bool:
-    """Whether a line leads into code saying nothing a passage backs ("For example:", "Par exemple :", "在代码中："):
-    it leads on from the sentence before it, and dangles when that sentence is not shown.
+    """Whether a line leads into code only from the sentence before it, and so dangles when that one is not shown:
+    no passage backs it, and it says next to nothing of its own ("For example:", "Par exemple :", "在代码中：") or
+    points back ("This is particularly useful for two main use-cases:").
 
     >>> leads_on(Support("Par exemple :", [], "exempt", {}, None, LEAD))
     True
+    >>> leads_on(Support("This is particularly useful for two main use-cases:", [], "exempt", {}, None, LEAD))
+    True
     >>> leads_on(Support("Install SOCKS support with `pip` [2]:", [2], "exempt", {2: 0.79}, None, LEAD))
     False
+
+    One that says what the code does stands on its own:
+
+    >>> leads_on(Support("The correct way to stream a request body with the async client is:", [], "exempt", {},
+    ...                  None, LEAD))
+    False
     """
-    return s.reason == LEAD and backing(s) is None
+    if s.reason != LEAD or backing(s) is not None:
+        return False
+    text = strip_citations(s.text).strip()
+    first = text.split(maxsplit=1)[0].lower() if text else ""
+    return len(content_words(text)) <= FEW_WORDS or first in POINTERS or text.startswith(WIDE_POINTERS)
 
 
 def introduced_code(s: Support, units: Sequence[Unit]) -> Unit | None:

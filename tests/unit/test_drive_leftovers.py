@@ -6,7 +6,7 @@ import pytest
 from repobot.engine.answer import choose, verified
 from repobot.engine.check import check_citations
 from repobot.engine.quote import extractive
-from repobot.engine.support import LEAD, Support, Unit
+from repobot.engine.support import LEAD, REPEATS, Support, Unit
 
 
 def test_a_quoted_code_block_shows_its_passage_id_in_the_text():
@@ -47,6 +47,13 @@ def test_a_lead_in_after_a_sentence_that_failed_is_not_shown(lead):
     shown_first = Support("Retries are set on the transport [2].", [2], "supported", {2: 0.9}, None, "")
     kept = verified([shown_first] + sentences[1:3], f"Retries are set on the transport [2]. {lead}\n\n```python\n{code}\n```")
     assert kept.text.startswith(f"Retries are set on the transport [2]. {lead}")  # it leads on from a shown sentence
+    said = "The correct way to stream a request body with the async client is:"  # it says what the code does
+    own = verified([failed, Support(said, [], "exempt", {}, None, LEAD)] + sentences[2:3], answer.replace(lead, said))
+    assert own.text.startswith(said)
+    repeats = Support("Switched to AsyncClient and now it fails.", [], "exempt", {}, None, REPEATS)  # not a claim
+    after = verified([repeats] + sentences[1:3], answer.replace("HTTPX retries every failed request three times [1].",
+                                                                repeats.text))
+    assert after.text.startswith(lead)  # only a claim left out leaves a lead dangling
     named = Support("Set it with `retries=1` [2]:", [2], "exempt", {2: 0.8}, None, LEAD)  # a passage backs what it says
     alone = verified([failed, named] + sentences[2:3], answer.replace(lead, named.text))
     assert alone.text.startswith("Set it with `retries=1` [2]:")
