@@ -45,7 +45,7 @@ from .rewrite import (
     translation_messages,
 )
 from .support import SupportChecker, Unit
-from .translate import model_question
+from .translate import model_question, reading_language
 
 SECOND_DRAFT = ("Second draft: the first one was not backed by the passages, so the model wrote again, reading the "
                 "question before them.")
@@ -77,6 +77,7 @@ class Framed(NamedTuple):
     ranked: list[tuple[Unit, float]]
     judged: GateResult
     refused: bool  # the gate found the question's subject missing: the fixed phrase, no model call
+    reads_in: str = "en"  # the language its passages are read and checked in (``reading_language``)
 
 
 class Draft(NamedTuple):
@@ -232,21 +233,22 @@ class Pipeline:
         """What the model is asked, in which language, how its answer is checked, and whether the gate lets it try."""
         index = self.collection.index
         asked = found.standalone or question  # passages explain no "it"; asked both questions, the 0.5B answers the 1st
-        into = answer_language(index.primary_language).code  # German docs: the model can only write English
         asked_in = detect_language(asked)  # otherwise the rewrite is the lesson's search terms, which are no question
-        translated = needs_translation(asked_in, index.primary_language) and not found.context  # not of both questions
-        translation = found.rewritten if translated else None
+        pages = {source: entry.language for source, entry in index.files.items()}  # a French page of English notes
+        reads_in = reading_language([h.chunk.source for h in hits], pages, asked_in, index.primary_language)
+        into = answer_language(reads_in).code  # German docs: the model can only write English
+        translation = found.rewritten if needs_translation(asked_in, reads_in) and not found.context else None
         put, writes_in = model_question(asked, translation, asked_in, lang, into)
         queries = [asked, found.rewritten or found.context or ""]  # a follow-up's quotes: on the topic it follows
         checker, ranked = self.checker(put, queries, hits, index.chunks)
         written = " ".join([q for q, _ in earlier] + [question])  # only a name the user wrote can be missing
         judged = gate(found.context or asked, [h.chunk.text for h in hits], index, rewritten=found.rewritten,
-                      written=written, same_language=detect_language(question) == index.primary_language)
+                      written=written, same_language=detect_language(question) == reads_in)
         refused = options.gate and not judged.covered
         if not refused:  # a refused question gets the fixed phrase whatever the answer's cap
             self._check_room(put, writes_in, options.prompt_style, options.max_tokens)
         asked_text = f"{asked} {found.rewritten or ''}"  # what a quote should name something beyond
-        return Framed(put, writes_in, queries, asked_text, checker, ranked, judged, refused)
+        return Framed(put, writes_in, queries, asked_text, checker, ranked, judged, refused, reads_in)
 
     def _drafts(self, answer: Answer, framed: Framed, options: AskOptions, cancel: threading.Event,
                 started: float) -> Generator[Event, None, Answer]:
@@ -281,8 +283,7 @@ class Pipeline:
     def _check_room(self, question: str, lang: str, style, max_tokens: int) -> None:
         """Refuse an answer cap the model's context cannot hold before anything is shown (``repobot ask`` printed
         the quotes, then the error). The default cap leaves room for any question (at most 2,000 characters) in the
-        default models' 4,096 tokens, so the model is loaded this early only for a larger cap, or checked when it is
-        loaded already."""
+        default models' 4,096 tokens: the model is loaded this early only for a larger cap, or checked if loaded."""
         if max_tokens <= AskOptions().max_tokens and not self.models.llm_loaded:
             return
         llm = self.models.llm
@@ -308,7 +309,7 @@ class Pipeline:
         answer.stop_reason = generation.stop_reason
         if generation.stop_reason in ("repetition", "length", "cancelled"):
             answer.notes.append(f"Generation stopped: {generation.stop_reason}.")
-        conclude(answer, generation.text, framed.checker, framed.ranked, self.collection.index.primary_language,
+        conclude(answer, generation.text, framed.checker, framed.ranked, framed.reads_in,
                  framed.asked_text, self._complete, framed.judged, written_in=framed.writes_in)
 
     def checker(self, put: str, queries: Sequence[str], hits: Sequence[Hit],

@@ -23,14 +23,34 @@ from __future__ import annotations
 from typing import Callable, Mapping, Sequence
 
 from .copied import without_prompt_tags
-from .languages import foreign_letters, language, negated
+from .languages import LANGUAGES, foreign_letters, language, negated
 from .names import identifiers
 from .quote import Choice
 from .rewrite import accept_translation, sentence_messages
 from .support import ALSO, HEADING, LEAD, answer_sentences
 from .text import CJK_CHAR, cite, segments, strip_citations, strip_inline_code
 
+TOP_PAGES = 3  # a page in the question's language among this many best passages: they are read in its language
 Complete = Callable[[list[dict[str, str]], int], str]  # the model's reply to some messages, within a token cap
+
+
+def reading_language(sources: Sequence[str], pages: Mapping[str, str], asked_in: str, documents_in: str) -> str:
+    """The language the passages found for a question are read and its answer checked in: the question's own when
+    one of the best ``TOP_PAGES`` passages (``sources``, best first; ``pages``: page -> language) is a page in it and
+    RepoBot answers in it, else the documents' main language.
+
+    In a folder of English notes with one French page, "À qui dois-je envoyer ma demande de vacances ?" found that
+    page second, but was translated and answered in English ("To send your vacation request, ask the on-call
+    engineer"), whose sentences no French passage could back.
+
+    >>> pages = {"backup.md": "en", "deploy.md": "en", "reunion.md": "fr"}
+    >>> reading_language(["backup.md", "reunion.md", "deploy.md"], pages, "fr", "en")
+    'fr'
+    >>> reading_language(["backup.md", "deploy.md", "backup.md", "reunion.md"], pages, "fr", "en")
+    'en'
+    """
+    found = {pages.get(source) for source in sources[:TOP_PAGES]}
+    return asked_in if asked_in in found and asked_in in LANGUAGES else documents_in
 
 
 def model_question(question: str, translation: str | None, asked_in: str, answer_in: str,

@@ -432,3 +432,27 @@ def test_an_answer_stopped_by_the_user_is_never_shown_as_verified(docs):
     assert done.stop_reason == "cancelled" and done.verdict == "extractive"
     assert done.sentences and all(s.status == "supported" for s in done.sentences if s.cited)  # it was verified
     assert "follow_redirects=True" not in done.model_answer
+
+
+def test_a_page_in_the_questions_language_among_the_best_is_read_in_it_without_translating(tmp_path):
+    """Seen in a folder of English notes with one French page: "À qui dois-je envoyer ma demande de vacances ?" found
+    that page second, was translated, and the 0.5B answered in English from the first passage ("To send your vacation
+    request, ask the on-call engineer"). It is now asked in French, and answered and checked against that page."""
+    (tmp_path / "backup.md").write_text(
+        "# Backup routine\n\nThe staging database is backed up every night. Backups are kept for fourteen days.\n\n"
+        "## Restoring\n\nTo restore a backup, ask the on-call engineer. Restores take about forty minutes.\n",
+        encoding="utf-8")
+    (tmp_path / "reunion.md").write_text(
+        "# Réunion d'équipe\n\nLa réunion hebdomadaire a lieu chaque mardi à dix heures dans la salle Rivoli.\n\n"
+        "## Congés\n\nLes demandes de congés doivent être envoyées à Claire au moins deux semaines à l'avance.\n",
+        encoding="utf-8")
+    llm = ByTaskLLM("Who do I send my vacation request to?",
+                    "Les demandes de congés doivent être envoyées à Claire au moins deux semaines à l'avance.", {})
+    question = "À qui dois-je envoyer ma demande de congés ?"
+    answer = Pipeline(tmp_path, models=fake_models(llm=llm)).ask(question, AskOptions(k=3))
+    prompt = answer.prompt[-1]["content"]
+    assert prompt.endswith(f"Question : {question}") and "Who do I" not in prompt  # as written, not its rewrite
+    assert answer.verdict == "verified" and answer.language == "fr"
+    assert answer.final_answer.startswith("Les demandes de congés doivent être envoyées à Claire")
+    assert answer.final_sentences[0].checked_as is None  # checked in French against the French page: no translation
+    assert not any(note.startswith("Translated into French") for note in answer.notes)
