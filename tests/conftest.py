@@ -92,6 +92,21 @@ class ByTaskLLM(FakeLLM):
         return super().stream_chat(messages, max_tokens=max_tokens)
 
 
+def redirects_in_chinese() -> ByTaskLLM:
+    """A model that answers the Chinese redirect question in English, and translates its one sentence."""
+    return ByTaskLLM("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].",
+                     {"HTTPX does not follow redirects by default.": "HTTPX 默认不跟随重定向。"})
+
+
+def ask_with(llm: LLM, docs: Path, monkeypatch):
+    """The command line's ``main``, with its pipeline on ``docs`` and ``llm`` (and the fake embedder)."""
+    from repobot.cli import commands, main as cli
+    from repobot.engine.pipeline import Pipeline
+
+    monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models(llm=llm)))
+    return cli.main
+
+
 register_embedder("fake", FakeEmbedder)
 
 

@@ -10,7 +10,7 @@ from repobot.desktop.settings import Settings, SettingsStore
 from repobot.desktop.tasks import Busy
 from repobot.desktop.window import MainWindow
 from repobot.engine.registry import register_embedder
-from tests.conftest import ByTaskLLM, FakeEmbedder, FakeLLM, register_fake_llm
+from tests.conftest import FakeEmbedder, FakeLLM, redirects_in_chinese, register_fake_llm
 
 ANSWER = "HTTPX does not follow redirects by default [1]. Pass `follow_redirects=True` to enable it [1]."
 
@@ -187,9 +187,7 @@ def test_clicking_a_citation_opens_the_file_scrolled_to_the_cited_lines(window, 
 
 
 def test_a_chinese_question_gets_the_translated_checked_answer_and_hover_shows_what_was_checked(window, qtbot):
-    llm = ByTaskLLM("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].",
-                    {"HTTPX does not follow redirects by default.": "HTTPX 默认不跟随重定向。"})
-    win = window(llm=llm)
+    win = window(llm=redirects_in_chinese())
     drafts = []
     win.controller.drafting.connect(lambda _label: drafts.append(win.chat.conversation.toPlainText()))
     turn = ask_and_wait(qtbot, win, "HTTPX 默认会跟随重定向吗？")

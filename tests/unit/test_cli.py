@@ -156,14 +156,10 @@ def test_ask_says_a_long_question_was_cut_before_it_reads_the_folder_and_not_aga
 
 
 def test_ask_prints_the_quotes_then_the_draft_under_its_language_then_the_checked_answer(docs, monkeypatch, capsys):
-    from repobot.cli import commands, main as cli
-    from repobot.engine.pipeline import Pipeline
-    from tests.conftest import ByTaskLLM, fake_models
+    from tests.conftest import ask_with, redirects_in_chinese
 
-    llm = ByTaskLLM("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].",
-                    {"HTTPX does not follow redirects by default.": "HTTPX 默认不跟随重定向。"})
-    monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models(llm=llm)))
-    assert cli.main(["ask", "HTTPX 默认会跟随重定向吗？"]) == 0
+    ask = ask_with(redirects_in_chinese(), docs, monkeypatch)
+    assert ask(["ask", "HTTPX 默认会跟随重定向吗？"]) == 0
     out = capsys.readouterr().out
     label = ("The model is writing in English, the documents' language (not checked yet; "
              "the checked answer is shown in Chinese):")
@@ -467,14 +463,11 @@ def test_a_translated_answer_shows_under_each_sentence_the_english_it_was_checke
     """The note says "each sentence keeps the English it was checked as", but only the JSON's checked_as had it."""
     import re
 
-    from repobot.cli import commands, main as cli
-    from repobot.engine.pipeline import Pipeline
-    from tests.conftest import ByTaskLLM, fake_models
+    from repobot.cli import main as cli
+    from tests.conftest import ask_with, redirects_in_chinese
 
     monkeypatch.setenv("REPOBOT_HOME", str(docs.parent / f"{docs.name}-home"))
-    llm = ByTaskLLM("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].",
-                    {"HTTPX does not follow redirects by default.": "HTTPX 默认不跟随重定向。"})
-    monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models(llm=llm)))
+    ask_with(redirects_in_chinese(), docs, monkeypatch)
     assert cli.main(["ask", "HTTPX 默认会跟随重定向吗？", "--corpus", str(docs)]) == 0
     out = capsys.readouterr().out
     assert "\nHTTPX 默认不跟随重定向 [1]。\n    核对所依据的原文：HTTPX does not follow redirects by default.\n" in out

@@ -64,16 +64,12 @@ def test_the_command_lines_labels_are_in_the_answers_language_and_its_json_is_un
     import io
     import json
 
-    from repobot.cli import commands, main as cli
     from repobot.cli.report import print_answer
-    from repobot.engine.pipeline import Pipeline
     from repobot.engine.result import Answer
-    from tests.conftest import ByTaskLLM, fake_models
+    from tests.conftest import ask_with, redirects_in_chinese
 
-    llm = ByTaskLLM("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].",
-                    {"HTTPX does not follow redirects by default.": "HTTPX 默认不跟随重定向。"})
-    monkeypatch.setattr(commands, "_pipeline", lambda args, with_model=False: Pipeline(docs, models=fake_models(llm=llm)))
-    assert cli.main(["ask", "HTTPX 默认会跟随重定向吗？"]) == 0
+    ask = ask_with(redirects_in_chinese(), docs, monkeypatch)
+    assert ask(["ask", "HTTPX 默认会跟随重定向吗？"]) == 0
     out = capsys.readouterr().out
     for english in ("Retrieved:", "Check:", "Verdict:", "Sources:", "checked as:", "saved in conversation"):
         assert english not in out
@@ -83,7 +79,7 @@ def test_the_command_lines_labels_are_in_the_answers_language_and_its_json_is_un
     assert any(line.startswith("检查：引用 [1]，无效 无，未引用 0") for line in lines)
     assert any(line.startswith("  ✓ 有依据 ") for line in lines)
     assert any(line.startswith("来源：[1] guide/redirects.md:") for line in lines)
-    assert cli.main(["ask", "HTTPX 默认会跟随重定向吗？", "--json"]) == 0
+    assert ask(["ask", "HTTPX 默认会跟随重定向吗？", "--json"]) == 0
     answer = json.loads(capsys.readouterr().out)  # the JSON keeps its English field names and values
     assert answer["verdict"] == "verified" and answer["language"] == "zh" and "final_sentences" in answer
     french = io.StringIO()
