@@ -114,6 +114,7 @@ def _other_mode(mode: str) -> str:
 def cmd_ask(args) -> int:
     from repobot.engine.load import corpus_folder
     from repobot.engine.options import check_options, clean_question
+    from repobot.engine.events import Token
     from repobot.engine.pipeline import AskOptions, Done
 
     from .progress import ProgressBar
@@ -132,7 +133,7 @@ def cmd_ask(args) -> int:
     if args.conversation is not None:
         history.title(args.conversation)  # an unknown id is an error that lists the known ones
     cancel = threading.Event()
-    answer = None
+    answer, open_line = None, False
     out = Terminal(sys.stdout)  # the documents' words are printed, a terminal escape among them never obeyed
     try:
         with loading_beside(lambda: pipe.models.llm):
@@ -148,6 +149,9 @@ def cmd_ask(args) -> int:
                     answer = event.answer
                 elif not args.json:
                     print_event(event, out)
+                    open_line = isinstance(event, Token) and not event.text.endswith("\n")
+            if open_line:  # the draft ended mid-line: end it, so that a blank line parts it from the check
+                print(file=out)
     except KeyboardInterrupt:
         cancel.set()
         raise

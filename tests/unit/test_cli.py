@@ -166,6 +166,7 @@ def test_ask_prints_the_quotes_then_the_draft_under_its_language_then_the_checke
     order = ["检索到的段落：[1] guide/redirects.md", "> HTTPX does not follow redirects by default. [1]", label,
              "HTTPX does not follow redirects by default [1].", "结论：已核实", "HTTPX 默认不跟随重定向 [1]。"]
     assert [out.index(line) for line in order] == sorted(out.index(line) for line in order)
+    assert "default [1].\n\n检索用语：" in out  # a blank line between the draft and the check, as after the quotes
 
 
 def test_the_documents_example_shown_for_the_model_code_names_its_passage():
