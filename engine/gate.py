@@ -179,17 +179,18 @@ def gate(
         w for w in content_words(judged)
         if w not in QUESTION_WORDS and w not in absent_tokens and corpus.share(w) <= common
     ]
-    passage_tokens = {tok for p in passages for tok in tokenize(p)}
+    seen = TextCorpus(passages)
+    passage_tokens = set().union(*seen.tokens)
     found = sorted(w for w in words if w in passage_tokens)
     if absent and len(found) < MIN_INFORMATIVE:
         return GateResult(False, absent, found)
     has = [t for t in terms if t not in absent]
     names = [t for t in absent if t.isalpha()]
     return GateResult(True, [], found, names, not absent or any(specific(t, corpus) for t in has),
-                      unseen(has, passages, corpus, said))
+                      unseen(has, seen, corpus, said))
 
 
-def unseen(terms: Sequence[str], passages: Sequence[str], corpus: CorpusView, said: str) -> list[str]:
+def unseen(terms: Sequence[str], passages: CorpusView, corpus: CorpusView, said: str) -> list[str]:
     """The names among ``terms`` (letters only, ones the user wrote: ``said``) that are specific to a part of the
     documents (``specific``) yet in none of the retrieved ``passages``.
 
@@ -198,11 +199,11 @@ def unseen(terms: Sequence[str], passages: Sequence[str], corpus: CorpusView, sa
 
     >>> c = TextCorpus(["Deploy to FastAPI Cloud with one command.", "Release notes: AWS Lambda docs.", "Paths.",
     ...                 "Queries.", "Bodies."])
-    >>> unseen(["FastAPI", "AWS", "Lambda"], ["Deploy to FastAPI Cloud with one command."], c, "run fastapi on aws lambda?")
+    >>> found = TextCorpus(["Deploy to FastAPI Cloud with one command."])
+    >>> unseen(["FastAPI", "AWS", "Lambda"], found, c, "run fastapi on aws lambda?")
     ['AWS', 'Lambda']
     """
-    seen = TextCorpus(passages)
-    return [t for t in terms if t.isalpha() and t.lower() in said and specific(t, corpus) and not present(t, seen)]
+    return [t for t in terms if t.isalpha() and t.lower() in said and specific(t, corpus) and not present(t, passages)]
 
 
 def specific(term: str, corpus: CorpusView) -> bool:

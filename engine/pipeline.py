@@ -77,7 +77,7 @@ class Framed(NamedTuple):
     ranked: list[tuple[Unit, float]]
     judged: GateResult
     refused: bool  # the gate found the question's subject missing: the fixed phrase, no model call
-    reads_in: str = "en"  # the language its passages are read and checked in (``reading_language``)
+    reads_in: str  # the language its passages are read and checked in (``reading_language``)
 
 
 class Draft(NamedTuple):
@@ -234,8 +234,8 @@ class Pipeline:
         index = self.collection.index
         asked = found.standalone or question  # passages explain no "it"; asked both questions, the 0.5B answers the 1st
         asked_in = detect_language(asked)  # otherwise the rewrite is the lesson's search terms, which are no question
-        pages = {source: entry.language for source, entry in index.files.items()}  # a French page of English notes
-        reads_in = reading_language([h.chunk.source for h in hits], pages, asked_in, index.primary_language)
+        pages = [index.files[h.chunk.source].language for h in hits]  # a French page among English notes: French
+        reads_in = reading_language(pages, asked_in, index.primary_language)
         into = answer_language(reads_in).code  # German docs: the model can only write English
         translation = found.rewritten if needs_translation(asked_in, reads_in) and not found.context else None
         put, writes_in = model_question(asked, translation, asked_in, lang, into)

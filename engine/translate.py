@@ -34,23 +34,21 @@ TOP_PAGES = 3  # a page in the question's language among this many best passages
 Complete = Callable[[list[dict[str, str]], int], str]  # the model's reply to some messages, within a token cap
 
 
-def reading_language(sources: Sequence[str], pages: Mapping[str, str], asked_in: str, documents_in: str) -> str:
+def reading_language(pages: Sequence[str], asked_in: str, documents_in: str) -> str:
     """The language the passages found for a question are read and its answer checked in: the question's own when
-    one of the best ``TOP_PAGES`` passages (``sources``, best first; ``pages``: page -> language) is a page in it and
-    RepoBot answers in it, else the documents' main language.
+    one of the best ``TOP_PAGES`` passages is on a page in it (``pages``: each passage's page language, best first)
+    and RepoBot answers in it, else the documents' main language.
 
     In a folder of English notes with one French page, "À qui dois-je envoyer ma demande de vacances ?" found that
     page second, but was translated and answered in English ("To send your vacation request, ask the on-call
     engineer"), whose sentences no French passage could back.
 
-    >>> pages = {"backup.md": "en", "deploy.md": "en", "reunion.md": "fr"}
-    >>> reading_language(["backup.md", "reunion.md", "deploy.md"], pages, "fr", "en")
+    >>> reading_language(["en", "fr", "en"], "fr", "en")
     'fr'
-    >>> reading_language(["backup.md", "deploy.md", "backup.md", "reunion.md"], pages, "fr", "en")
+    >>> reading_language(["en", "en", "en", "fr"], "fr", "en")
     'en'
     """
-    found = {pages.get(source) for source in sources[:TOP_PAGES]}
-    return asked_in if asked_in in found and asked_in in LANGUAGES else documents_in
+    return asked_in if asked_in in pages[:TOP_PAGES] and asked_in in LANGUAGES else documents_in
 
 
 def model_question(question: str, translation: str | None, asked_in: str, answer_in: str,
