@@ -85,6 +85,22 @@ def numbers(text: str) -> set[str]:
     return found | set(_CJK_NUMBER.findall(text))
 
 
+# The empty string, in words or written out: a value a sentence gives as a number is one ("Set SSL_CERT_FILE to an
+# empty string" read close to a passage on SSL_CERT_FILE that says no such thing).
+_EMPTY_STRING = re.compile(r"\bempty string\b|\bcha[iî]ne vide\b|空字符串|空の?文字列|(?<![\w\"'])(?:\"\"|'')(?![\w\"'])", re.I)
+
+
+def values(text: str) -> set[str]:
+    """The values a text gives: its ``numbers``, and ``""`` for the empty string (in words or written out).
+
+    >>> sorted(values("Set SSL_CERT_FILE to an empty string, or 5.")), values('os.environ["X"] = ""')
+    (['""', '5'], {'""'})
+    >>> values("设置为空字符串"), values("a string, not a value")
+    ({'""'}, set())
+    """
+    return numbers(text) | ({'""'} if _EMPTY_STRING.search(text) else set())
+
+
 # Words that judge one thing against another ("faster than requests"): a claim the passages must make in those words.
 _COMPARISON = re.compile(
     r"\b(?:faster|slower|quicker|better|worse|outperforms?|superior|inferior|"

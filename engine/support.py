@@ -28,7 +28,7 @@ from .check import is_escape, is_heading, is_include, repeats_question
 from .embed import Embedder
 from .examples import adapted_from, copied_from
 from .languages import negated
-from .names import comparisons, identifiers, named_in, numbers
+from .names import comparisons, identifiers, named_in, values
 from .support_score import SUPPORT_THRESHOLD, Signals, contradicted, identifier_score, overlap, support_score
 from .markup import drop_link_definitions, paragraphs, prose_sentences, strip_markup, strip_tags
 from .text import MIN_SENTENCE, citations, introduces_code, segments, split_line, strip_citations
@@ -139,7 +139,7 @@ class SupportChecker:
         self._negated = [negated(t) for t in texts]
         self._unit_words = [content_words(t) for t in texts]
         self._words = [content_words(p) for p in self.passages]
-        self._numbers = [numbers(p) for p in self.passages]
+        self._values = [values(p) for p in self.passages]
         self._comparisons = [comparisons(p) for p in self.passages]
         self._asked = content_words(question)
 
@@ -171,11 +171,11 @@ class SupportChecker:
         return {pid: support_score(signals) for pid, signals in self.signals(clean, identifiers_of).items()}
 
     def signals(self, clean: str, identifiers_of: str) -> dict[int, Signals]:
-        """Every passage's ``Signals`` for one sentence (citations stripped); identifiers and numbers are those of
+        """Every passage's ``Signals`` for one sentence (citations stripped); identifiers and values are those of
         ``identifiers_of``, the sentence as written (a translation keeps the names of its original)."""
         sims = self._vectors @ self.embedder.embed(clean) if self.units else np.zeros(0)
         polarity = negated(strip_markup(clean))  # read as the units are, so a copy never contradicts its source
-        words, wanted, ranks = content_words(clean), numbers(identifiers_of), comparisons(clean)
+        words, wanted, ranks = content_words(clean), values(identifiers_of), comparisons(clean)
         out = {}
         for pid, passage in enumerate(self.passages, 1):
             own = np.flatnonzero(self._owner == pid)
@@ -183,7 +183,7 @@ class SupportChecker:
             same = max((s for s, n in zip(unit_sims, unit_negated) if n == polarity), default=0.0)
             out[pid] = Signals(same, overlap(words, self._words[pid - 1], self._asked),
                                overlap(words, self._words[pid - 1]), identifier_score(identifiers_of, passage),
-                               wanted <= self._numbers[pid - 1], contradicted(unit_sims, unit_negated, polarity),
+                               wanted <= self._values[pid - 1], contradicted(unit_sims, unit_negated, polarity),
                                len(words), ranks <= self._comparisons[pid - 1])
         return out
 

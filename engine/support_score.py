@@ -9,7 +9,7 @@ The signals, for a sentence and a passage (``Signals``):
 - ``overlap_all``: the same share, every word counting fully;
 - ``identifiers``: share of the sentence's code identifiers the passage contains
   (the lesson's exercise 3), None when it names none;
-- ``numbers_ok``: every number the sentence gives is in the passage;
+- ``numbers_ok``: every value the sentence gives (a number, the empty string) is in the passage;
 - ``comparisons_ok``: every judging comparison the sentence makes ("faster") is in the passage;
 - ``contradicted``: the passage's unit closest to the sentence says the opposite;
 - ``length``: the sentence's content words.

@@ -271,6 +271,17 @@ def test_a_ranking_no_passage_makes_is_not_supported_however_close_its_words(fak
     assert checker.check_answer("HTTPX is faster than requests [1].")[0].suggested == 2
 
 
+def test_a_value_no_passage_gives_is_not_supported_however_close_its_words(fake_embedder):
+    """"Set the `SSL_CERT_FILE` environment variable to an empty string [1]" passed at 0.503 against a passage
+    that names the variable and no such value (the user had asked how to turn certificate checks off)."""
+    passage = ("## `SSL_CERT_FILE`\nValid values: a filename\n\nIf this environment variable is set then HTTPX will "
+               "load CA certificate from the specified file instead of the default location.")
+    checker = SupportChecker(fake_embedder, [passage, 'Example: `SSL_CERT_FILE=""` turns the variable off.'])
+    sentence = "Set the `SSL_CERT_FILE` environment variable to an empty string [1]."
+    assert not checker.signals(sentence, sentence)[1].numbers_ok and checker.signals(sentence, sentence)[2].numbers_ok
+    assert checker.scores(sentence)[1] < SUPPORT_THRESHOLD
+
+
 def test_a_yes_or_no_before_the_claim_does_not_steer_it_to_a_passage_that_says_no(fake_embedder):
     """"No, HTTPX does not follow redirects by default." was attributed to a passage on request instantiation
     ("There is no notion of prepared requests"), because that one had the word "no" and the one that says it did not."""
