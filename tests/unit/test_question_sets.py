@@ -23,6 +23,8 @@ SETS = {  # file: the corpus its gold sources are relative to
     "fastapi_fresh.jsonl": FASTAPI_DOCS,
     "httpx_blind.jsonl": HTTPX_DOCS,
     "fastapi_blind.jsonl": FASTAPI_DOCS,
+    "httpx_blind2.jsonl": HTTPX_DOCS,
+    "fastapi_blind2.jsonl": FASTAPI_DOCS,
 }
 LESSON = [LESSON_REDIRECTS, LESSON_HTTP3, LESSON_RETRIES]
 
@@ -59,7 +61,7 @@ def test_every_line_is_a_labelled_question(name):
 def test_the_held_out_fresh_and_blind_sets_ask_nothing_another_set_asks():
     for corpus in ("httpx", "fastapi"):
         sets = [{q.question for q in load_questions(DATA / f"{corpus}_{kind}.jsonl")}
-                for kind in ("questions", "holdout", "fresh", "blind")]
+                for kind in ("questions", "holdout", "fresh", "blind", "blind2")]
         assert all(sets) and sum(map(len, sets)) == len(set.union(*sets))
 
 
