@@ -114,7 +114,6 @@ def _other_mode(mode: str) -> str:
 def cmd_ask(args) -> int:
     from repobot.engine.load import corpus_folder
     from repobot.engine.options import check_options, clean_question
-    from repobot.engine.events import Token
     from repobot.engine.pipeline import AskOptions, Done
 
     from .progress import ProgressBar
@@ -148,8 +147,7 @@ def cmd_ask(args) -> int:
                 if isinstance(event, Done):
                     answer = event.answer
                 elif not args.json:
-                    print_event(event, out)
-                    open_line = isinstance(event, Token) and not event.text.endswith("\n")
+                    open_line = print_event(event, out, open_line)
             if open_line:  # the draft ended mid-line: end it, so that a blank line parts it from the check
                 print(file=out)
     except KeyboardInterrupt:

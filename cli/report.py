@@ -8,7 +8,7 @@ import unicodedata
 from typing import Sequence, TextIO
 
 from repobot.engine.answer import claims
-from repobot.engine.events import Drafting, Preview, Retrieved, Token
+from repobot.engine.events import Checking, Drafting, Preview, Retrieved, Token
 from repobot.engine.export import MARK
 from repobot.engine.languages import answer_language, command_line_note, language
 from repobot.engine.result import Answer
@@ -103,19 +103,35 @@ def columns(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-def print_event(event, out: TextIO) -> None:
+def print_event(event, out: TextIO, open_line: bool = False) -> bool:
     """One streamed step of ``repobot ask`` as it comes: the passages retrieved, the quotes, the line over the model's
-    draft, and its tokens (the checked answer comes with ``print_answer``)."""
+    draft, its tokens, and, when a translation makes the check last (a few seconds to half a minute), what is being
+    done meanwhile (the checked answer comes with ``print_answer``). Returns whether the text now ends mid-line
+    (``open_line``: whether it did before).
+
+    >>> import io; out = io.StringIO()
+    >>> print_event(Token("Use a proxy"), out), print_event(Checking("en", "en", "en"), out, open_line=True)
+    (True, True)
+    >>> print_event(Checking("en", "zh", "en"), out, open_line=True), out.getvalue().splitlines()[-1]
+    (False, 'Checking the draft against the passages, then putting the checked answer into Chinese…')
+    """
+    above = "\n\n" if open_line else "\n"  # a line of its own, a blank line above it
     if isinstance(event, Retrieved):
         hits = "  ".join(f"[{h.rank}] {h.chunk.source}" for h in event.hits)
         print(one_line(labelled(said_in(event.language)["retrieved"], hits)), file=out)
     elif isinstance(event, Preview):
         print(event.choice.text, file=out)
     elif isinstance(event, Drafting):
-        print(f"\n{event.label}", file=out)
+        print(f"{above}{event.label}", file=out)
     elif isinstance(event, Token):
         out.write(event.text)
         out.flush()
+        return not event.text.endswith("\n")
+    elif isinstance(event, Checking) and event.translates:
+        print(f"{above}{event.label}", file=out, flush=True)
+    else:
+        return open_line
+    return False
 
 
 def print_answer(answer: Answer, out: TextIO, said: Sequence[str] = ()) -> None:

@@ -11,7 +11,7 @@ Everything it does can be driven from a test without a window.
 
 from __future__ import annotations
 
-from repobot.engine.pipeline import AskOptions, Done, Drafting, Preview, Retrieved, Token
+from repobot.engine.pipeline import AskOptions, Checking, Done, Drafting, Preview, Retrieved, Token
 
 from .conversation import Live, Ticket, Turn
 from .library import Library
@@ -51,6 +51,7 @@ class Controller(QObject):
         self.library.stopped.connect(self._index_stopped)
         self.conversation = self.library.conversation
         self.pending_question = ""  # asked while indexing or loading: sent once both are done
+        self.answering = ANSWERING  # what the status bar says of the answer being written, cleared when it is in
 
     def start(self) -> None:
         """Load the models in the background, index the active folder and list its conversations."""
@@ -121,6 +122,7 @@ class Controller(QObject):
             self.status.emit(f"{waiting}: your question will be asked as soon as the folder can be searched.")
             return True
         self.error.emit("")
+        self.answering = ANSWERING
         self.status.emit(ANSWERING)  # in place of older news ("Stopped: …", "Embedding paused …")
         ticket = self.conversation.ticket()
         pipe = self.pipeline(str(ticket.root))
@@ -169,6 +171,9 @@ class Controller(QObject):
             self.drafting.emit(event.label)
         elif isinstance(event, Token):
             self.token.emit(event.text)
+        elif isinstance(event, Checking):  # the draft is in; its check (and translation) takes a few seconds more
+            self.answering = event.label
+            self.status.emit(event.label)
 
     def _ask_failed(self, message: str) -> None:
         """Show why the answer could not be written."""

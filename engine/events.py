@@ -1,7 +1,9 @@
 """Events: what ``Pipeline.ask_stream`` yields, in order, for a window or a terminal to show as it comes.
 
     Retrieved (the hits) -> Preview (quotes, at once) -> Drafting (the model starts, and in which language)
-    -> Token ... (its text, unchecked) -> Done (the checked answer)
+    -> Token ... (its text, unchecked) -> Checking (the draft is written) -> Done (the checked answer)
+
+A failed first draft brings a second Drafting, Token ... and Checking before Done.
 """
 
 from __future__ import annotations
@@ -53,8 +55,37 @@ class Token(NamedTuple):
     text: str
 
 
+class Checking(NamedTuple):
+    """The model's draft, written in ``language``, is being checked against the passages (in ``checked_in``, the
+    documents' language: a draft in another is translated first), and its checked sentences put into ``shown_in``,
+    when that is another language: a second or so a sentence on two cores."""
+
+    language: str
+    shown_in: str
+    checked_in: str
+
+    @property
+    def label(self) -> str:
+        """What a window's status bar, or a terminal under the draft, says meanwhile.
+
+        >>> Checking("en", "zh", "en").label
+        'Checking the draft against the passages, then putting the checked answer into Chinese…'
+        >>> Checking("en", "en", "en").label, Checking("zh", "zh", "en").label
+        ('Checking the draft against the passages…', 'Putting the draft into English to check it against the passages…')
+        """
+        if self.language != self.checked_in:
+            return f"Putting the draft into {language(self.checked_in).name} to check it against the passages…"
+        then = f", then putting the checked answer into {language(self.shown_in).name}" if self.translates else ""
+        return f"Checking the draft against the passages{then}…"
+
+    @property
+    def translates(self) -> bool:
+        """Whether the check or the answer shown takes a translation (which a terminal says is coming)."""
+        return self.language != self.shown_in or self.language != self.checked_in
+
+
 class Done(NamedTuple):
     answer: Answer
 
 
-Event = Union[Retrieved, Preview, Drafting, Token, Done]
+Event = Union[Retrieved, Preview, Drafting, Token, Checking, Done]

@@ -7,10 +7,9 @@
 A question in another language than the documents' is answered in theirs, to
 its rewrite, checked there, and its checked sentences translated (translate.py).
 
-``ask_stream`` is a generator of events (events.py: Retrieved, Preview, Drafting, Token…, Done), so
-a GUI worker can forward each as it comes and a CLI can print it; ``ask`` runs
-it to the end. The models live in a ``ModelSet`` and the index in a
-``Collection``; the pipeline only orchestrates.
+``ask_stream`` is a generator of events (events.py: Retrieved, Preview, Drafting, Token…, Checking, Done), so a
+GUI worker can forward each as it comes and a CLI can print it; ``ask`` runs it to the end. The models live in a
+``ModelSet`` and the index in a ``Collection``; the pipeline only orchestrates.
 
 Usage::
 
@@ -30,7 +29,7 @@ from .answer import not_found
 from .collection import Collection
 from .conclude import conclude
 from .copied import WHOLE_TAG
-from .events import Done, Drafting, Event, Preview, Retrieved, Token
+from .events import Checking, Done, Drafting, Event, Preview, Retrieved, Token
 from .gate import GateResult, gate
 from .generate import Generation, Messages
 from .languages import answer_language, detect_language, needs_translation, not_answered_note, unindexed_note
@@ -183,13 +182,13 @@ class Pipeline:
         earlier: Sequence[tuple[str, str]] = (),
     ) -> Iterator[Event]:
         """Retrieve, preview, gate, prompt, generate (streamed), then check; yields Retrieved, Preview, Drafting,
-        Token…, Done.
+        Token…, Checking, Done.
 
         ``earlier`` holds the conversation's previous turns (question, answer): a
         follow-up question is rewritten to stand alone before retrieval. When the
         check fails the model's draft (quotes would be shown), a second draft is
         written with the question before the passages (a second Drafting, then
-        its Tokens), and shown only if it holds.
+        its Tokens and Checking), and shown only if it holds.
         """
         started = time.perf_counter()
         question, notes = clean_question(question)
@@ -309,6 +308,7 @@ class Pipeline:
         answer.stop_reason = generation.stop_reason
         if generation.stop_reason in ("repetition", "length", "cancelled"):
             answer.notes.append(f"Generation stopped: {generation.stop_reason}.")
+        yield Checking(framed.writes_in, answer.language, framed.reads_in)
         conclude(answer, generation.text, framed.checker, framed.ranked, framed.reads_in,
                  framed.asked_text, self._complete, framed.judged, written_in=framed.writes_in)
 

@@ -305,6 +305,23 @@ def test_a_source_opened_while_the_viewer_is_dragged_shut_opens_it_again(window)
     assert win.splitter.sizes()[2] > 100  # it opened out of sight, with no word
 
 
+def test_the_status_bar_says_the_draft_is_being_checked_then_clears_when_the_answer_is_in(window, qtbot):
+    """After the model's last token the window said nothing of the check, nor of the translation after it (up to
+    half a minute for a Chinese question on two cores)."""
+    from repobot.desktop.controller import ANSWERING
+    from tests.conftest import redirects_in_chinese
+
+    win = window(llm=redirects_in_chinese())
+    c, statuses = win.controller, []
+    c.status.connect(statuses.append)
+    with qtbot.waitSignal(c.answered, timeout=20000):
+        assert win.ask("HTTPX 默认会跟随重定向吗？")
+    checking = "Checking the draft against the passages, then putting the checked answer into Chinese…"
+    assert statuses[:2] == [ANSWERING, checking]
+    assert win.status.text() not in (ANSWERING, checking)  # cleared once the answer is in
+    assert "HTTPX 默认不跟随重定向" in win.chat.conversation.toPlainText()
+
+
 def test_remove_asks_first_and_no_keeps_the_folder(window, monkeypatch):
     from repobot.desktop.panels import collections as panel
 

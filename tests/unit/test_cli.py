@@ -163,10 +163,12 @@ def test_ask_prints_the_quotes_then_the_draft_under_its_language_then_the_checke
     out = capsys.readouterr().out
     label = ("The model is writing in English, the documents' language (not checked yet; "
              "the checked answer is shown in Chinese):")
+    checking = "Checking the draft against the passages, then putting the checked answer into Chinese…"
     order = ["检索到的段落：[1] guide/redirects.md", "> HTTPX does not follow redirects by default. [1]", label,
-             "HTTPX does not follow redirects by default [1].", "结论：已核实", "HTTPX 默认不跟随重定向 [1]。"]
+             "HTTPX does not follow redirects by default [1].", checking, "结论：已核实", "HTTPX 默认不跟随重定向 [1]。"]
     assert [out.index(line) for line in order] == sorted(out.index(line) for line in order)
-    assert "default [1].\n\n检索用语：" in out  # a blank line between the draft and the check, as after the quotes
+    # the translation's wait is said under the draft (it lasted up to half a minute in silence), a blank line apart
+    assert f"default [1].\n\n{checking}\n\n检索用语：" in out
 
 
 def test_the_documents_example_shown_for_the_model_code_names_its_passage():

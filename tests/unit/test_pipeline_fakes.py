@@ -3,7 +3,7 @@
 import pytest
 
 from repobot.engine.errors import RepoBotError
-from repobot.engine.events import WRITING, Done, Drafting, Preview, Retrieved, Token
+from repobot.engine.events import WRITING, Checking, Done, Drafting, Preview, Retrieved, Token
 from repobot.engine.pipeline import SECOND_DRAFT, SECOND_FAILED, AskOptions, Pipeline
 from repobot.engine.prompt import PromptStyle, system_prompt
 from tests.conftest import ByTaskLLM, FakeLLM, fake_models
@@ -21,6 +21,8 @@ def test_streams_events_in_order_and_verifies_a_good_answer(docs):
     assert kinds.index(Preview) < kinds.index(Drafting) < kinds.index(Token)  # quotes, then the model's first token
     [drafting] = [e for e in events if isinstance(e, Drafting)]
     assert drafting == Drafting("en", "en") and drafting.label == WRITING
+    assert kinds[-2] is Checking and Token not in kinds[kinds.index(Checking):]  # the draft is in, and checked
+    assert events[-2] == Checking("en", "en", "en") and not events[-2].translates
     answer = events[-1].answer
     assert answer.verdict == "verified"
     assert answer.final_answer == "HTTPX does not follow redirects by default [1]."
@@ -281,6 +283,8 @@ def test_a_question_in_another_language_is_answered_in_the_documents_language_th
     answer = events[-1].answer
     [drafting] = [e for e in events if isinstance(e, Drafting)]  # the streamed draft is English, and says so
     assert drafting == Drafting("en", "zh") and "writing in English" in drafting.label and "Chinese" in drafting.label
+    assert events[-2] == Checking("en", "zh", "en") and events[-2].translates  # the translation's wait is said
+    assert "into Chinese" in events[-2].label
     prompt = answer.prompt[-1]["content"]
     assert prompt.endswith("Question: Does HTTPX follow redirects by default?")  # the rewrite, alone
     assert "Answer in English" in answer.prompt[0]["content"]
@@ -370,6 +374,8 @@ def test_a_draft_the_check_fails_is_written_again_question_first_and_shown_when_
                                                                          AskOptions(k=3)))
     drafts = [e for e in events if isinstance(e, Drafting)]
     assert [d.attempt for d in drafts] == [1, 2] and drafts[1].label != drafts[0].label  # the window starts over
+    kinds = [type(e) for e in events]
+    assert kinds.count(Checking) == 2 and kinds.index(Checking) < kinds.index(Drafting, kinds.index(Drafting) + 1)
     assert llm.calls[1][-1]["content"].startswith("Question: Does HTTPX follow redirects by default?")
     answer = events[-1].answer
     assert answer.verdict == "verified" and answer.attempts == 2 and answer.to_json()["attempts"] == 2
