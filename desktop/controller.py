@@ -37,6 +37,7 @@ class Controller(QObject):
     preview = Signal(object)  # Choice
     drafting = Signal(str)  # the line above the streamed text: the language the model writes in
     token = Signal(str)
+    checking = Signal(str)  # the draft is in: what is done with it until the answer is (the status bar says it)
     answered = Signal(object)  # Turn
     ask_failed = Signal()
     busy_changed = Signal(object)  # Busy
@@ -173,7 +174,7 @@ class Controller(QObject):
             self.token.emit(event.text)
         elif isinstance(event, Checking):  # the draft is in; its check (and translation) takes a few seconds more
             self.answering = event.label
-            self.status.emit(event.label)
+            self.checking.emit(event.label)
 
     def _ask_failed(self, message: str) -> None:
         """Show why the answer could not be written."""

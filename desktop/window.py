@@ -72,6 +72,8 @@ class MainWindow(QMainWindow):
         c.preview.connect(self.chat.conversation.show_preview)
         c.drafting.connect(self.chat.conversation.show_drafting)
         c.token.connect(self.chat.conversation.add_token)
+        # "Answering…" becomes what is done with the draft; news from meanwhile, or "Stopping…", stays
+        c.checking.connect(lambda label: self.status.text() in (ANSWERING, label) and self.status.setText(label))
         c.answered.connect(lambda _turn: self.show_turns(keep_place=True))
         c.ask_failed.connect(lambda: self.show_turns(keep_place=True))
         for done in (c.answered, c.ask_failed):  # "Answering…", "Checking…" or "Stopping…" is over (news stays)

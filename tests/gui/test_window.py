@@ -312,14 +312,17 @@ def test_the_status_bar_says_the_draft_is_being_checked_then_clears_when_the_ans
     from tests.conftest import redirects_in_chinese
 
     win = window(llm=redirects_in_chinese())
-    c, statuses = win.controller, []
-    c.status.connect(statuses.append)
+    c, said = win.controller, []
+    c.checking.connect(lambda _label: said.append(win.status.text()))  # after the window's own slot
     with qtbot.waitSignal(c.answered, timeout=20000):
         assert win.ask("HTTPX 默认会跟随重定向吗？")
     checking = "Checking the draft against the passages, then putting the checked answer into Chinese…"
-    assert statuses[:2] == [ANSWERING, checking]
+    assert said == [checking]  # in place of "Answering…"
     assert win.status.text() not in (ANSWERING, checking)  # cleared once the answer is in
     assert "HTTPX 默认不跟随重定向" in win.chat.conversation.toPlainText()
+    win.status.setText("docs: 1 file changed, re-indexed")  # news that came while the model wrote stays
+    c.checking.emit(checking)
+    assert win.status.text() == "docs: 1 file changed, re-indexed"
 
 
 def test_remove_asks_first_and_no_keeps_the_folder(window, monkeypatch):
