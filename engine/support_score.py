@@ -5,7 +5,7 @@ The signals, for a sentence and a passage (``Signals``):
 - ``similarity``: embedding cosine of the sentence to the passage's closest unit
   (a sentence or a code block) of the same polarity ("does not …" against "does …");
 - ``overlap``: share of the sentence's content words found in the passage, a word
-  the question already has counting half (the passage was retrieved for it);
+  the question already has counting half when the passage has it (the passage was retrieved for it);
 - ``overlap_all``: the same share, every word counting fully;
 - ``identifiers``: share of the sentence's code identifiers the passage contains
   (the lesson's exercise 3), None when it names none;
@@ -34,10 +34,11 @@ from typing import Collection, NamedTuple, Sequence
 
 from .names import identifiers, normalise_name
 
-# Fitted by benchmarks/support_fit.py (L2 logistic regression, C=0.1) on the calibrate labels; the order is that of
+# Fitted by benchmarks/support_fit.py (L2 logistic regression, C=0.1) on the calibrate labels (again on 2026-12-07,
+# when a question's word the passage lacks began to count fully in ``overlap``); the order is that of
 # ``features``: similarity, overlap, overlap_all, identifiers, names any identifier, length (content words / 30).
-WEIGHTS = (1.13, 1.28, 1.28, 0.89, 0.14, 0.1)
-INTERCEPT = -3.37
+WEIGHTS = (1.08, 1.33, 1.23, 0.87, 0.14, 0.07)
+INTERCEPT = -3.26
 SUPPORT_THRESHOLD = 0.5  # chosen on the calibrate labels by the same script (best F1)
 CAP = 0.45  # the score of a sentence naming an identifier or number its passage lacks: under the threshold
 POLARITY_PENALTY = 0.6  # a passage that contradicts the sentence counts this much
@@ -119,18 +120,26 @@ def identifier_score(sentence: str, passage: str) -> float | None:
 
 
 def overlap(words: Collection[str], passage_words: set[str], asked: Collection[str] = ()) -> float:
-    """Share of ``words`` found in ``passage_words``; a word the question (``asked``) already has counts half.
+    """Share of ``words`` found in ``passage_words``; a word the question (``asked``) already has counts half when the
+    passage has it, and fully when it does not.
 
     Retrieval chose the passages for the question's words, so a sentence that only
     says them back ("Yes, you can mount a Flask app") finds them there whether or
-    not the passages say what it claims.
+    not the passages say what it claims. A question's word the passage lacks is part
+    of what the sentence claims the passage does without saying it ("To disable
+    certificate verification, modify the truststore package" over a page on
+    certificate stores that never says "disable"): it counts fully. On the report half
+    of the labelled sentences this took the check's precision from 0.842 to 0.856, its
+    recall unchanged; that sentence still passes (0.539 then, 0.528 now).
 
     >>> overlap({"follow", "redirect", "not"}, {"follow", "redirect", "not", "httpx"})
     1.0
     >>> round(overlap({"mount", "flask"}, {"mount", "app"}, asked={"mount"}), 3)  # 0.5 of 1.5
     0.333
+    >>> overlap({"disable", "store"}, {"store", "truststore"}, asked={"disable"})  # 1 of 2, not 1 of 1.5
+    0.5
     """
-    weight = {w: 0.5 if w in asked else 1.0 for w in words}
+    weight = {w: 0.5 if w in asked and w in passage_words else 1.0 for w in words}
     total = sum(weight.values())
     return sum(v for w, v in weight.items() if w in passage_words) / total if total else 0.0
 
