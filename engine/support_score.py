@@ -40,7 +40,7 @@ from .names import identifiers, normalise_name
 WEIGHTS = (1.08, 1.33, 1.23, 0.87, 0.14, 0.07)
 INTERCEPT = -3.26
 SUPPORT_THRESHOLD = 0.5  # chosen on the calibrate labels by the same script (best F1)
-CAP = 0.45  # the score of a sentence naming an identifier or number its passage lacks: under the threshold
+CAP = 0.45  # the score of a sentence naming an identifier or value (number, empty string) its passage lacks
 POLARITY_PENALTY = 0.6  # a passage that contradicts the sentence counts this much
 # A passage whose unit closest to a sentence says the opposite, by this much cosine over its closest unit of the
 # same polarity, contradicts it (``contradicted``); calibrated on the "calibrate" labels (0.05-0.2 swept).
