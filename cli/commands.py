@@ -164,7 +164,7 @@ def cmd_ask(args) -> int:
     if args.json:
         print(json_text(answer.to_json()))
         return 0
-    print_answer(answer, out, said=shortened)
+    print_answer(answer, out, said_before=shortened)
     return 0
 
 

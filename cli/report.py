@@ -10,7 +10,7 @@ from typing import Sequence, TextIO
 from repobot.engine.answer import claims
 from repobot.engine.events import Checking, Drafting, Preview, Retrieved, Token
 from repobot.engine.export import MARK
-from repobot.engine.languages import answer_language, command_line_note, language
+from repobot.engine.languages import answer_language, command_line_note, language, note_in, said
 from repobot.engine.result import Answer
 
 
@@ -112,8 +112,9 @@ def print_event(event, out: TextIO, open_line: bool = False) -> bool:
     >>> import io; out = io.StringIO()
     >>> print_event(Token("Use a proxy"), out), print_event(Checking("en", "en", "en"), out, open_line=True)
     (True, True)
-    >>> print_event(Checking("en", "zh", "en"), out, open_line=True), out.getvalue().splitlines()[-1]
-    (False, 'Checking the draft against the passages, then putting the checked answer into Chinese…')
+    >>> print_event(Checking("en", "fr", "en"), out, open_line=True); print(out.getvalue().splitlines()[-1])
+    False
+    Vérification du jet d'après les passages, puis traduction de la réponse vérifiée en français…
     """
     above = "\n\n" if open_line else "\n"  # a line of its own, a blank line above it
     if isinstance(event, Retrieved):
@@ -122,22 +123,22 @@ def print_event(event, out: TextIO, open_line: bool = False) -> bool:
     elif isinstance(event, Preview):
         print(event.choice.text, file=out)
     elif isinstance(event, Drafting):
-        print(f"{above}{event.label}", file=out)
+        print(f"{above}{event.said_in(event.shown_in)}", file=out)
     elif isinstance(event, Token):
         out.write(event.text)
         out.flush()
         return not event.text.endswith("\n")
     elif isinstance(event, Checking) and event.translates:
-        print(f"{above}{event.label}", file=out, flush=True)
+        print(f"{above}{event.said_in(event.shown_in)}", file=out, flush=True)
     else:
         return open_line
     return False
 
 
-def print_answer(answer: Answer, out: TextIO, said: Sequence[str] = ()) -> None:
-    """The check of the model's answer, the verdict, the answer shown, its sources, notes (but those ``said``
-    before it began) and timings; the labels in the answer's language (``said_in``), the notes and timings in
-    English."""
+def print_answer(answer: Answer, out: TextIO, said_before: Sequence[str] = ()) -> None:
+    """The check of the model's answer, the verdict, the answer shown, its sources, notes (but those
+    ``said_before`` it began) and timings, in the answer's language (``said_in``; a note ``languages.json`` lacks
+    in English)."""
     words = said_in(answer.language)
     print(file=out)
     if answer.searched_for != answer.question:
@@ -158,32 +159,62 @@ def print_answer(answer: Answer, out: TextIO, said: Sequence[str] = ()) -> None:
     print(with_checked_as(answer, words["checked_as"]), file=out)
     if answer.missing_terms:
         print(language(answer.language).missing_label.format(terms=", ".join(answer.missing_terms)), file=out)
-    added = [s for s in answer.final_sentences
-             if s.cited_by == "checker" and not s.is_quote and answer.verdict == "verified"]
-    if added:
-        print("\n" + words["added"], file=out)
-        for s in added:  # a code block names its passage in ``suggested`` (code carries no [n])
-            ids = s.cited or ([s.suggested] if s.suggested else [])
-            code = s.text.splitlines()[0][:90]
-            print(f"  {''.join(f'[{i}]' for i in ids)} {labelled(words['example'], code) if s.example else code}",
-                  file=out)
+    print_added(answer, words, out)
     if answer.sources:
         spans = "  ".join(f"[{h.rank}] {h.chunk.source}:{h.chunk.start}-{h.chunk.end}" for h in answer.sources)
         print("\n" + one_line(labelled(words["sources"], spans)), file=out)
+    code = answer.language
     for note in answer.notes:
-        if note not in said:
-            print(f"note: {command_line_note(note)}", file=out)
+        if note not in said_before:
+            note = command_line_note(note)
+            shown = note_in(note, code)  # in English when the languages file lacks it, "note:" included
+            print(said(code if shown != note else "en", "note", note=shown), file=out)
     t = answer.timings
     first = f"{t.first_token_ms:.0f} ms" if t.first_token_ms is not None else "-"
     quotes = f"{t.first_content_ms:.0f} ms" if t.first_content_ms is not None else "-"
+    times = {"retrieve": f"{t.retrieve_ms:.0f}", "quotes": quotes, "total": f"{t.total_ms:.0f}"}
     if answer.stop_reason == "gate":  # refused before the model ran: it has no timings
-        print(f"(retrieve {t.retrieve_ms:.0f} ms, quotes {quotes}, total {t.total_ms:.0f} ms; the model was not run)",
-              file=out)
+        print(said(code, "timings_gate", **times), file=out)
     else:
-        print(f"(retrieve {t.retrieve_ms:.0f} ms, quotes {quotes}, first token {first}, total {t.total_ms:.0f} ms, "
-              f"{t.prompt_tokens} prompt tokens, {t.tokens_per_s:.1f} tokens/s)", file=out)
+        print(said(code, "timings", first=first, prompt=t.prompt_tokens, speed=f"{t.tokens_per_s:.1f}", **times),
+              file=out)
     if answer.conversation is not None:  # None: it could not be saved, and a warning said why
         print(words["saved"].format(id=answer.conversation), file=out)
+
+
+def print_added(answer: Answer, words: dict[str, str], out: TextIO) -> None:
+    """Under a verified answer, the citations RepoBot gave the model's sentences: listed one by one when the model
+    kept some of its own; when every citation is RepoBot's, one line says so and only code (which carries no [n])
+    is listed, with the passage it was found in, so that the answer is not printed twice.
+
+    >>> import io; from repobot.engine.support import Support; out = io.StringIO()
+    >>> added = [Support("Off by default [1].", [1], "supported", {}, None, "", cited_by="checker"),
+    ...          Support("client.get(url)", [], "supported", {}, 2, "", True, "checker")]
+    >>> print_added(Answer("Q?", "en", "m", [], [], final_sentences=added, verdict="verified"), said_in("en"), out)
+    >>> print(out.getvalue().strip())
+    Every citation in the model's answer was added or corrected by RepoBot.
+      [2] client.get(url)
+    >>> own = Support("Use a client [3].", [3], "supported", {}, None, "", cited_by="model"); out = io.StringIO()
+    >>> print_added(Answer("Q?", "en", "m", [], [], final_sentences=[own] + added, verdict="verified"), said_in("en"), out)
+    >>> print(out.getvalue().strip())
+    Citations added or corrected by RepoBot (the model did not give them):
+      [1] Off by default [1].
+      [2] client.get(url)
+    """
+    if answer.verdict != "verified":
+        return
+    model = [s for s in answer.final_sentences if not s.is_quote and s.cited_by]
+    added = [s for s in model if s.cited_by == "checker"]
+    if not added:
+        return
+    every = len(added) == len(model)
+    print("\n" + words["added_all" if every else "added"], file=out)
+    for s in added:  # a code block names its passage in ``suggested`` (code carries no [n])
+        if every and not s.is_code:
+            continue
+        ids = s.cited or ([s.suggested] if s.suggested else [])
+        code = s.text.splitlines()[0][:90]
+        print(f"  {''.join(f'[{i}]' for i in ids)} {labelled(words['example'], code) if s.example else code}", file=out)
 
 
 def with_checked_as(answer: Answer, label: str = "checked as:") -> str:

@@ -10,13 +10,21 @@ from __future__ import annotations
 
 from typing import NamedTuple, Union
 
-from .languages import language
+from .languages import said
 from .quote import Choice
 from .result import Answer
 from .retrieve import Hit
 
-WRITING = "The model is writing (not checked yet):"
-AGAIN = "Its first draft was not backed by the passages; it writes again, reading the question first. "
+WRITING = said("en", "writing")
+
+
+def joined(first: str, then: str) -> str:
+    """Two sentences one after the other: a space between them, unless the first ends on a full-width stop.
+
+    >>> joined("It failed.", "Again:"), joined("失败了。", "重写：")
+    ('It failed. Again:', '失败了。重写：')
+    """
+    return first + ("" if first.endswith(("。", "！", "？", "：")) else " ") + then
 
 
 class Retrieved(NamedTuple):
@@ -37,18 +45,26 @@ class Drafting(NamedTuple):
 
     @property
     def label(self) -> str:
-        """What is shown above the streamed text.
+        """What is shown above the streamed text (in a window, in English).
 
         >>> Drafting("en", "zh").label
         "The model is writing in English, the documents' language (not checked yet; the checked answer is shown in Chinese):"
         >>> Drafting("en", "en", 2).label
         'Its first draft was not backed by the passages; it writes again, reading the question first. The model is writing (not checked yet):'
         """
-        again = AGAIN if self.attempt > 1 else ""
+        return self.said_in("en")
+
+    def said_in(self, code: str) -> str:
+        """``label`` in answer language ``code`` (a terminal says it in the answer's).
+
+        >>> Drafting("en", "zh").said_in("zh")
+        '模型正在用英文（文档的语言）写作（尚未核对；核对后的回答以中文显示）：'
+        """
         if self.language == self.shown_in:
-            return again + WRITING
-        return again + (f"The model is writing in {language(self.language).name}, the documents' language (not checked "
-                        f"yet; the checked answer is shown in {language(self.shown_in).name}):")
+            writing = said(code, "writing")
+        else:
+            writing = said(code, "writing_in", written=self.language, shown=self.shown_in)
+        return joined(said(code, "again"), writing) if self.attempt > 1 else writing
 
 
 class Token(NamedTuple):
@@ -73,10 +89,17 @@ class Checking(NamedTuple):
         >>> Checking("en", "en", "en").label, Checking("zh", "zh", "en").label
         ('Checking the draft against the passages…', 'Putting the draft into English to check it against the passages…')
         """
+        return self.said_in("en")
+
+    def said_in(self, code: str) -> str:
+        """``label`` in answer language ``code``.
+
+        >>> Checking("en", "zh", "en").said_in("zh")
+        '正在对照段落核对草稿，然后把核对后的回答译成中文…'
+        """
         if self.language != self.checked_in:
-            return f"Putting the draft into {language(self.checked_in).name} to check it against the passages…"
-        then = f", then putting the checked answer into {language(self.shown_in).name}" if self.translates else ""
-        return f"Checking the draft against the passages{then}…"
+            return said(code, "checking_after", checked=self.checked_in)
+        return said(code, "checking_then", shown=self.shown_in) if self.translates else said(code, "checking")
 
     @property
     def translates(self) -> bool:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import string
 import shlex
 from pathlib import Path
 from typing import NamedTuple
@@ -64,6 +65,7 @@ class Language(NamedTuple):
     pointers: tuple[str, ...] = ()  # words that point back at an earlier turn ("it", "它"): a follow-up question
     openers: tuple[str, ...] = ()  # how a follow-up may begin ("and", "what about", "那")
     command_line: dict[str, str] = {}  # the command line's labels ("Verdict: {verdict}", "Sources:"); English's if none
+    names: dict[str, str] = {}  # the answer languages' names in this one ("en": "英文")
 
 
 def _load() -> dict[str, Language]:
@@ -76,7 +78,8 @@ def _load() -> dict[str, Language]:
                              d["also_label"], d["missing_label"], d["translation_example"],
                              d["translation_example_topic"], d["question_example"], rules,
                              frozenset(d["stopwords"]), tuple(d["negations"]), tuple(d.get("negation_compounds", ())),
-                             tuple(d["pointers"]), tuple(d["openers"]), {**english, **d.get("command_line", {})})
+                             tuple(d["pointers"]), tuple(d["openers"]), {**english, **d.get("command_line", {})},
+                             d["language_names"])
     return out
 
 
@@ -157,6 +160,53 @@ def answer_language(code: str) -> Language:
     ('en', 'zh')
     """
     return LANGUAGES.get(code, LANGUAGES["en"])
+
+
+def said(code: str, key: str, **fields) -> str:
+    """The command line's text ``key`` in answer language ``code`` (``languages.json``; English for any other), its
+    ``written``, ``shown`` and ``checked`` fields language codes, named in that language.
+
+    >>> said("zh", "checking_then", shown="zh")
+    '正在对照段落核对草稿，然后把核对后的回答译成中文…'
+    >>> print(said("fr", "checking_after", checked="en"))
+    Traduction du jet en anglais pour le vérifier d'après les passages…
+    """
+    lang = answer_language(code)
+    return lang.command_line[key].format(**{k: lang.names.get(v, v) if k in _NAMED else v for k, v in fields.items()})
+
+
+_NAMED = {"written", "shown", "checked"}
+
+
+def note_in(note: str, code: str) -> str:
+    """One of the engine's notes, written in English (as the JSON keeps them), said in answer language ``code`` when
+    ``languages.json`` has it (its ``note_*`` texts); as it is otherwise.
+
+    >>> note_in(said("en", "note_untranslated", count=2, checked="en", shown="ja"), "ja")
+    '2 文を英語のまま表示しています：ローカルモデルは忠実な日本語訳を出せませんでした。'
+    >>> note_in(said("en", "note_second_failed"), "zh"), note_in("Generation stopped: length.", "zh")
+    ('先读问题写出的第二稿，也没有得到段落的支持。', 'Generation stopped: length.')
+    """
+    for key, pattern in _NOTE_PATTERNS.items():
+        found = pattern.fullmatch(note)
+        if found:
+            return said(code, key, **{k: _CODE_OF.get(v, v) for k, v in found.groupdict().items()})
+    return note
+
+
+def _pattern(template: str) -> re.Pattern:
+    """A regular expression matching what ``template`` formats to, a field seen twice matching the same text."""
+    parts, seen = [], set()
+    for text, field, _, _ in string.Formatter().parse(template):
+        parts.append(re.escape(text))
+        if field:
+            parts.append(f"(?P={field})" if field in seen else f"(?P<{field}>.+?)")
+            seen.add(field)
+    return re.compile("".join(parts))
+
+
+_NOTE_PATTERNS = {key: _pattern(text) for key, text in LANGUAGES["en"].command_line.items() if key.startswith("note_")}
+_CODE_OF = {name: code for code, name in LANGUAGES["en"].names.items()}
 
 
 def needs_translation(asked: str, documents: str) -> bool:

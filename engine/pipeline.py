@@ -32,7 +32,8 @@ from .copied import WHOLE_TAG
 from .events import Checking, Done, Drafting, Event, Preview, Retrieved, Token
 from .gate import GateResult, gate
 from .generate import Generation, Messages
-from .languages import answer_language, detect_language, needs_translation, not_answered_note, unindexed_note
+from .languages import (answer_language, detect_language, needs_translation, not_answered_note, said,
+                        unindexed_note)
 from .options import AskOptions, check_options, clean_question
 from .prompt import Piece, build_messages, fit_passages, fits, link_text, passage_room, prompt_tokens, trim_passage
 from .quote import evidence, extractive
@@ -46,9 +47,8 @@ from .rewrite import (
 from .support import SupportChecker, Unit
 from .translate import model_question, reading_language
 
-SECOND_DRAFT = ("Second draft: the first one was not backed by the passages, so the model wrote again, reading the "
-                "question before them.")
-SECOND_FAILED = "A second draft, with the question read first, was not backed by the passages either."
+SECOND_DRAFT = said("en", "note_second_draft")  # the model wrote again, reading the question before the passages
+SECOND_FAILED = said("en", "note_second_failed")
 
 
 class Search(NamedTuple):

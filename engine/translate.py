@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Callable, Mapping, Sequence
 
 from .copied import without_prompt_tags
-from .languages import LANGUAGES, foreign_letters, language, negated
+from .languages import LANGUAGES, foreign_letters, language, negated, said
 from .names import identifiers
 from .quote import Choice
 from .rewrite import accept_translation, sentence_messages
@@ -290,9 +290,7 @@ def translated_note(written_in: str, shown_in: str) -> str:
     >>> translated_note("en", "zh")
     'Translated into Chinese by the local model from its checked English answer: a translation can be wrong; each sentence keeps the English it was checked as.'
     """
-    checked = language(written_in).name
-    return (f"Translated into {language(shown_in).name} by the local model from its checked {checked} answer: "
-            f"a translation can be wrong; each sentence keeps the {checked} it was checked as.")
+    return said("en", "note_translated", checked=written_in, shown=shown_in)
 
 
 def untranslated(choice: Choice) -> int:
@@ -332,7 +330,5 @@ def untranslated_note(count: int, written_in: str, shown_in: str) -> str:
     >>> untranslated_note(1, "en", "ja")
     'One sentence is shown in English: the local model gave no faithful Japanese translation of it.'
     """
-    checked, wanted = language(written_in).name, language(shown_in).name
-    return (f"One sentence is shown in {checked}: the local model gave no faithful {wanted} translation of it."
-            if count == 1 else
-            f"{count} sentences are shown in {checked}: the local model gave no faithful {wanted} translation of them.")
+    key = "note_untranslated_one" if count == 1 else "note_untranslated"
+    return said("en", key, count=count, checked=written_in, shown=shown_in)

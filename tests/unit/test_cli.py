@@ -161,14 +161,17 @@ def test_ask_prints_the_quotes_then_the_draft_under_its_language_then_the_checke
     ask = ask_with(redirects_in_chinese(), docs, monkeypatch)
     assert ask(["ask", "HTTPX 默认会跟随重定向吗？"]) == 0
     out = capsys.readouterr().out
-    label = ("The model is writing in English, the documents' language (not checked yet; "
-             "the checked answer is shown in Chinese):")
-    checking = "Checking the draft against the passages, then putting the checked answer into Chinese…"
+    # said in the answer's language, as the labels around them are (they were in English)
+    label = "模型正在用英文（文档的语言）写作（尚未核对；核对后的回答以中文显示）："
+    checking = "正在对照段落核对草稿，然后把核对后的回答译成中文…"
     order = ["检索到的段落：[1] guide/redirects.md", "> HTTPX does not follow redirects by default. [1]", label,
              "HTTPX does not follow redirects by default [1].", checking, "结论：已核实", "HTTPX 默认不跟随重定向 [1]。"]
     assert [out.index(line) for line in order] == sorted(out.index(line) for line in order)
     # the translation's wait is said under the draft (it lasted up to half a minute in silence), a blank line apart
     assert f"default [1].\n\n{checking}\n\n检索用语：" in out
+    # the notes the languages file has, and the timings, in Chinese too; the JSON keeps them in English
+    assert "说明：由本地模型从核对过的英文回答译成中文：译文可能有误" in out and "（检索 " in out and "首个词元" in out
+    assert "note:" not in out and "(retrieve" not in out
 
 
 def test_the_documents_example_shown_for_the_model_code_names_its_passage():
@@ -213,8 +216,8 @@ def test_the_quotes_under_an_answer_are_not_listed_or_counted_as_citations_added
                     final_answer="Redirects are off by default [1].\n\nAlso in the documents:\n\n" + quote.text)
     out = io.StringIO()
     print_answer(answer, out)
-    listed = out.getvalue().split("(the model did not give them):")[1].split("Sources:")[0]
-    assert "[1] Redirects are off by default" in listed and "follow_redirects" not in listed
+    listed = out.getvalue().split("Every citation in the model's answer was added or corrected by RepoBot.")[1].split("Sources:")[0]
+    assert listed.strip() == ""  # its one sentence is not printed twice; the quote's [2] is not RepoBot's addition
     exported = answer_markdown(answer)
     assert "supported (citation added by RepoBot): Redirects are off" in exported
     assert "supported: > Use follow_redirects=True. [2]" in exported
@@ -474,7 +477,7 @@ def test_a_translated_answer_shows_under_each_sentence_the_english_it_was_checke
     assert cli.main(["ask", "HTTPX 默认会跟随重定向吗？", "--corpus", str(docs)]) == 0
     out = capsys.readouterr().out
     assert "\nHTTPX 默认不跟随重定向 [1]。\n    核对所依据的原文：HTTPX does not follow redirects by default.\n" in out
-    assert "each sentence keeps the English it was checked as" in out
+    assert "每句都保留了核对时所依据的英文原句" in out
     conversation = re.search(r"已保存在对话 (\d+) 中", out)[1]
     assert cli.main(["history", "--corpus", str(docs), "--export", conversation]) == 0
     exported = capsys.readouterr().out

@@ -90,3 +90,41 @@ def test_the_command_lines_labels_are_in_the_answers_language_and_its_json_is_un
     english = io.StringIO()
     print_answer(Answer("Q?", "en", "m", [], [], verdict="not_found", final_answer="x"), english)
     assert "\nVerdict: not_found\n" in english.getvalue() and "Check: cited [], invalid none, uncited 0" in english.getvalue()
+
+
+def test_every_language_says_every_command_line_text_with_the_fields_english_formats():
+    """A translator's text that drops or misspells a field ({shown}) would raise a KeyError in the middle of an
+    answer, or print a language name it never filled in."""
+    import string
+
+    from repobot.engine.languages import LANGUAGES
+
+    def fields(text):
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+    english = LANGUAGES["en"].command_line
+    for code, lang in LANGUAGES.items():
+        assert set(lang.names) == set(LANGUAGES), code  # each answer language named in each
+        for key, text in english.items():
+            assert fields(lang.command_line[key]) == fields(text), (code, key)
+
+
+def test_the_notes_and_timings_of_an_answer_are_printed_in_its_language_and_unknown_notes_in_english():
+    """`repobot ask` in Japanese printed its labels in Japanese, then "note: …" and "(retrieve … tokens/s)"."""
+    import io
+
+    from repobot.cli.report import print_answer
+    from repobot.engine.result import Answer, Timings
+    from repobot.engine.translate import untranslated_note
+
+    notes = [untranslated_note(2, "en", "ja"), "Generation stopped: length."]
+    answer = Answer("Q？", "ja", "m", [], [], verdict="extractive", final_answer="x", notes=notes,
+                    timings=Timings(retrieve_ms=12, first_content_ms=30, first_token_ms=3100, total_ms=7000,
+                                    prompt_tokens=900, tokens_per_s=35.0))
+    out = io.StringIO()
+    print_answer(answer, out)
+    lines = out.getvalue().splitlines()
+    assert "注：2 文を英語のまま表示しています：ローカルモデルは忠実な日本語訳を出せませんでした。" in lines
+    assert "note: Generation stopped: length." in lines  # a note the languages file lacks, all of it in English
+    assert "（検索 12 ms、引用 30 ms、最初のトークン 3100 ms、合計 7000 ms、プロンプト 900 トークン、毎秒 35.0 トークン）" in lines
+    assert answer.to_json()["notes"] == notes  # the JSON keeps the engine's English
