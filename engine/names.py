@@ -121,6 +121,41 @@ def comparisons(text: str) -> set[str]:
     return {" ".join(m.lower().split()) for m in _COMPARISON.findall(CITATION.sub(" ", text))}
 
 
+# Words whose opposite a passage may say instead: "item_id is optional" against a page saying it is required.
+_OPPOSITE_PAIRS = (("optional", "required"), ("optional", "mandatory"), ("enabled", "disabled"),
+                   ("enable", "disable"), ("allowed", "forbidden"), ("allowed", "disallowed"),
+                   ("synchronous", "asynchronous"), ("automatically", "manually"), ("mutable", "immutable"),
+                   ("ascending", "descending"))
+OPPOSITES: dict[str, frozenset[str]] = {
+    word: frozenset(b if a == word else a for a, b in _OPPOSITE_PAIRS if word in (a, b))
+    for word in {w for pair in _OPPOSITE_PAIRS for w in pair}
+}
+
+
+def plain_words(text: str) -> set[str]:
+    """The lower-cased words of a text's prose, as written (not stemmed), a hyphenated word kept whole; citations
+    and inline code left out.
+
+    >>> sorted(plain_words("A `non-blocking` call is Optional [2], a non-blocking one too."))
+    ['a', 'call', 'is', 'non-blocking', 'one', 'optional', 'too']
+    """
+    return set(re.findall(r"[a-z]+(?:-[a-z]+)*", strip_inline_code(CITATION.sub(" ", text)).lower()))
+
+
+def opposed(sentence_words: set[str], units: Sequence[set[str]], negations: Sequence[bool]) -> list[str]:
+    """The words of a sentence (``plain_words``) whose opposite a passage says instead, in a sentence that is not
+    negative, while the passage never uses the word itself: the passage does not back it, whatever else they share.
+
+    >>> opposed({"item_id", "is", "optional"}, [{"item_id", "is", "required"}], [False])
+    ['optional']
+    >>> opposed({"optional"}, [{"not", "required"}], [True]), opposed({"optional"}, [{"required"}, {"optional"}], [False, False])
+    ([], [])
+    """
+    used = set().union(*units) if units else set()
+    return sorted(word for word in sentence_words & OPPOSITES.keys() if word not in used
+                  and any(OPPOSITES[word] & unit and not negative for unit, negative in zip(units, negations)))
+
+
 def unmade_rankings(question: str, passages: Sequence[str]) -> list[str]:
     """The rankings a question asks about that no passage makes: an answer that makes one is about what the
     documents do not say (the lesson's "Is httpx faster than requests?").

@@ -28,7 +28,7 @@ from .check import is_escape, is_heading, is_include, repeats_question
 from .embed import Embedder
 from .examples import adapted_from, copied_from
 from .languages import negated
-from .names import comparisons, identifiers, named_in, values
+from .names import comparisons, identifiers, named_in, opposed, plain_words, values
 from .support_score import SUPPORT_THRESHOLD, Signals, contradicted, identifier_score, overlap, support_score
 from .markup import drop_link_definitions, paragraphs, prose_sentences, strip_markup, strip_tags
 from .text import MIN_SENTENCE, citations, introduces_code, segments, split_line, strip_citations
@@ -138,6 +138,7 @@ class SupportChecker:
         self._owner = np.array([u.pid for u in self.units], dtype=int)
         self._negated = [negated(t) for t in texts]
         self._unit_words = [content_words(t) for t in texts]
+        self._unit_plain = [plain_words(t) for t in texts]
         self._words = [content_words(p) for p in self.passages]
         self._values = [values(p) for p in self.passages]
         self._comparisons = [comparisons(p) for p in self.passages]
@@ -176,6 +177,7 @@ class SupportChecker:
         sims = self._vectors @ self.embedder.embed(clean) if self.units else np.zeros(0)
         polarity = negated(strip_markup(clean))  # read as the units are, so a copy never contradicts its source
         words, wanted, ranks = content_words(clean), values(identifiers_of), comparisons(clean)
+        plain = set() if polarity else plain_words(clean)  # "is optional", against a passage's "is required"
         out = {}
         for pid, passage in enumerate(self.passages, 1):
             own = np.flatnonzero(self._owner == pid)
@@ -183,7 +185,9 @@ class SupportChecker:
             same = max((s for s, n in zip(unit_sims, unit_negated) if n == polarity), default=0.0)
             out[pid] = Signals(same, overlap(words, self._words[pid - 1], self._asked),
                                overlap(words, self._words[pid - 1]), identifier_score(identifiers_of, passage),
-                               wanted <= self._values[pid - 1], contradicted(unit_sims, unit_negated, polarity),
+                               wanted <= self._values[pid - 1],
+                               contradicted(unit_sims, unit_negated, polarity)
+                               or bool(opposed(plain, [self._unit_plain[i] for i in own], unit_negated)),
                                len(words), ranks <= self._comparisons[pid - 1])
         return out
 

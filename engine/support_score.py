@@ -11,7 +11,8 @@ The signals, for a sentence and a passage (``Signals``):
   (the lesson's exercise 3), None when it names none;
 - ``numbers_ok``: every value the sentence gives (a number, the empty string) is in the passage;
 - ``comparisons_ok``: every judging comparison the sentence makes ("faster") is in the passage;
-- ``contradicted``: the passage's unit closest to the sentence says the opposite;
+- ``contradicted``: the passage's unit closest to the sentence says the opposite, or the passage says only the
+  opposite word ("required" for the sentence's "optional": ``names.opposed``);
 - ``length``: the sentence's content words.
 
 A logistic model weighs the similarity, the two overlaps, the identifiers and the

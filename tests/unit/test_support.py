@@ -293,3 +293,14 @@ def test_a_yes_or_no_before_the_claim_does_not_steer_it_to_a_passage_that_says_n
     assert s.status == "uncited" and s.suggested == 1
     assert checker.scores("No, HTTPX does not follow redirects by default.") == checker.scores(
         "HTTPX does not follow redirects by default.")
+
+
+def test_a_sentence_saying_the_opposite_word_of_its_passage_is_not_backed_by_it(fake_embedder):
+    """Seen: "The `item_id` path parameter is optional [1]" scored 0.618 against FastAPI's "A path parameter is
+    always required" (0.371 since): the check knew "not", but not opposite words."""
+    page = "## Order the parameters\nA path parameter is always required as it has to be part of the path."
+    checker = SupportChecker(fake_embedder, [page])
+    assert checker.signals("A path parameter is optional.", "A path parameter is optional.")[1].contradicted
+    assert not checker.signals("A path parameter is required.", "A path parameter is required.")[1].contradicted
+    both = SupportChecker(fake_embedder, ["A query parameter is optional; a path parameter is required."])
+    assert not both.signals("A path parameter is optional.", "A path parameter is optional.")[1].contradicted
