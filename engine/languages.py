@@ -23,8 +23,8 @@ from __future__ import annotations
 import functools
 import json
 import re
-import string
 import shlex
+import string
 from pathlib import Path
 from typing import NamedTuple
 

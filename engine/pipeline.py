@@ -36,7 +36,7 @@ from .languages import (answer_language, detect_language, needs_translation, not
                         unindexed_note)
 from .options import AskOptions, check_options, clean_question
 from .prompt import Piece, build_messages, fit_passages, fits, link_text, passage_room, prompt_tokens, trim_passage
-from .quote import evidence, extractive
+from .quote import evidence, extractive, ranking_queries
 from .registry import ModelSet
 from .result import Answer, Timings
 from .retrieve import Hit, opening_section, retrieve, search_queries, widen
@@ -238,7 +238,7 @@ class Pipeline:
         into = answer_language(reads_in).code  # German docs: the model can only write English
         translation = found.rewritten if needs_translation(asked_in, reads_in) and not found.context else None
         put, writes_in = model_question(asked, translation, asked_in, lang, into)
-        queries = [asked, found.rewritten or found.context or ""]  # a follow-up's quotes: on the topic it follows
+        queries = ranking_queries(asked, found.rewritten or found.context or "")  # a follow-up's: on its topic
         checker, ranked = self.checker(put, queries, hits, index.chunks)
         written = " ".join([q for q, _ in earlier] + [question])  # only a name the user wrote can be missing
         judged = gate(found.context or asked, [h.chunk.text for h in hits], index, rewritten=found.rewritten,
