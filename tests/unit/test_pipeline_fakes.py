@@ -64,6 +64,15 @@ def test_invented_citation_falls_back_to_an_extractive_answer(docs):
     assert "[7]" not in answer.final_answer and "does not follow redirects" in answer.final_answer
 
 
+def test_a_question_that_tells_a_story_before_it_asks_is_quoted_for_what_it_asks(docs):
+    """Seen on the calibrate halves: a long question matches each passage sentence weakly, so a failed draft got the
+    fixed phrase though the sentence that asks finds the answer alone (11 answerable questions of both corpora)."""
+    story = ("Every night our job pulls large reports from a slow partner portal that keeps building them for many "
+             "minutes, and the job dies half way through the export. How do I disable timeouts completely?")
+    answer = make(docs, "Use the `--forever` flag [1].").ask(story, AskOptions(k=3))
+    assert answer.verdict == "extractive" and "disable timeouts completely" in answer.final_answer
+
+
 def test_gate_refuses_before_generation_and_names_missing_terms(docs):
     models = fake_models("should never be called [1].")
     answer = Pipeline(docs, models=models).ask("Does HTTPX support HTTP/3?")
