@@ -70,7 +70,7 @@ class Framed(NamedTuple):
 
     put: str  # the question as the model reads it
     writes_in: str  # the language the model writes in
-    queries: list[str]  # what the passages' sentences are ranked against: the question and its rewrite
+    queries: list[str]  # what the passages' sentences are ranked against (``quote.ranking_queries``)
     asked_text: str  # what a quote should name something beyond
     checker: SupportChecker
     ranked: list[tuple[Unit, float]]
@@ -315,7 +315,7 @@ class Pipeline:
     def checker(self, put: str, queries: Sequence[str], hits: Sequence[Hit],
                 chunks: Sequence) -> tuple[SupportChecker, list[tuple[Unit, float]]]:
         """The support checker over these hits (``put``: the question the model answers, which an answer sentence
-        may not merely repeat), and their units ranked against ``queries`` (the question and its rewrite); a passage
+        may not merely repeat), and their units ranked against ``queries`` (``quote.ranking_queries``); a passage
         opening before its page's first heading is under its page's name (not the heading of the quote before it)."""
         checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits], question=put,
                                  sections=[opening_section(h, chunks) or h.chunk.source for h in hits])
