@@ -21,7 +21,6 @@ Quoted from the documents:
 from __future__ import annotations
 
 import re
-
 from typing import Collection, NamedTuple, Sequence
 
 from .check import is_include
@@ -87,7 +86,7 @@ def asking_sentence(text: str) -> str | None:
 
     >>> asking_sentence("TypeError: Object of type URL is not JSON serializable. Wasn't that a string in requests?")
     "Wasn't that a string in requests?"
-    >>> asking_sentence("内网服务只开了 h2c。httpx 能直接连吗？"), asking_sentence("Can httpx retry?")
+    >>> asking_sentence("内网服务只开了 h2c。httpx 能直接连吗？"), asking_sentence("Is httpx.Client thread-safe?")
     ('httpx 能直接连吗？', None)
     """
     parts = [p.strip() for p in _SENTENCE_END.split(text) if p.strip()]
@@ -95,7 +94,7 @@ def asking_sentence(text: str) -> str | None:
     return asks[-1] if asks and len(parts) > 1 else None
 
 
-_SENTENCE_END = re.compile(r"(?<=[.?!。？！])\s*")
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+|(?<=[。？！])\s*")  # a space after a Latin stop: not in "httpx.Client"
 
 
 def quotable(ranked: Sequence[tuple[Unit, float]]) -> list[tuple[Unit, float]]:
