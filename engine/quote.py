@@ -71,7 +71,7 @@ def ranking_queries(asked: str, rewritten: str = "") -> list[str]:
     rewrite (or, for a follow-up, the question it follows) and, of each that tells a story before it asks, the
     sentence that asks. A long question matches any one sentence weakly: on the calibrate halves, 11 answerable
     questions were refused under the floor (``MIN_EXTRACT_SCORE``) whose asking sentence alone finds their answer,
-    7 of them with the key facts in the quotes; 4 unanswerable ones were quoted instead of refused.
+    6 of them with the key facts in the quotes; 4 unanswerable ones are quoted instead of refused.
 
     >>> ranking_queries("Our CDN answers slowly. Can I set a timeout?", "")
     ['Our CDN answers slowly. Can I set a timeout?', '', 'Can I set a timeout?']
