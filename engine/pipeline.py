@@ -36,13 +36,13 @@ from .languages import (answer_language, detect_language, needs_translation, not
                         unindexed_note)
 from .options import AskOptions, check_options, clean_question
 from .prompt import Piece, build_messages, fit_passages, fits, link_text, passage_room, prompt_tokens, trim_passage
-from .quote import evidence, extractive, ranking_queries
+from .quote import evidence, extractive
 from .registry import ModelSet
 from .result import Answer, Timings
 from .retrieve import Hit, opening_section, retrieve, search_queries, widen
 from .rewrite import (
     accept_query, accept_standalone, accept_terms, followup_messages, in_context, is_followup, query_messages,
-    translation_messages,
+    ranking_queries, translation_messages,
 )
 from .support import SupportChecker, Unit
 from .translate import model_question, reading_language
@@ -70,7 +70,7 @@ class Framed(NamedTuple):
 
     put: str  # the question as the model reads it
     writes_in: str  # the language the model writes in
-    queries: list[str]  # what the passages' sentences are ranked against (``quote.ranking_queries``)
+    queries: list[str]  # what the passages' sentences are ranked against (``rewrite.ranking_queries``)
     asked_text: str  # what a quote should name something beyond
     checker: SupportChecker
     ranked: list[tuple[Unit, float]]
@@ -315,7 +315,7 @@ class Pipeline:
     def checker(self, put: str, queries: Sequence[str], hits: Sequence[Hit],
                 chunks: Sequence) -> tuple[SupportChecker, list[tuple[Unit, float]]]:
         """The support checker over these hits (``put``: the question the model answers, which an answer sentence
-        may not merely repeat), and their units ranked against ``queries`` (``quote.ranking_queries``); a passage
+        may not merely repeat), and their units ranked against ``queries`` (``rewrite.ranking_queries``); a passage
         opening before its page's first heading is under its page's name (not the heading of the quote before it)."""
         checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits], question=put,
                                  sections=[opening_section(h, chunks) or h.chunk.source for h in hits])

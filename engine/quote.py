@@ -20,7 +20,6 @@ Quoted from the documents:
 
 from __future__ import annotations
 
-import re
 from typing import Collection, NamedTuple, Sequence
 
 from .check import is_include
@@ -64,37 +63,6 @@ class Choice(NamedTuple):
 
 
 INTRODUCES = (":", "：", "...", "…")
-
-
-def ranking_queries(asked: str, rewritten: str = "") -> list[str]:
-    """What the passages' sentences are ranked against, for the quotes and the relevance floor: the question, its
-    rewrite (or, for a follow-up, the question it follows) and, of each that tells a story before it asks, the
-    sentence that asks. A long question matches any one sentence weakly: on the calibrate halves, 11 answerable
-    questions were refused under the floor (``MIN_EXTRACT_SCORE``) whose asking sentence alone finds their answer,
-    6 of them with the key facts in the quotes; 4 unanswerable ones are quoted instead of refused.
-
-    >>> ranking_queries("Our CDN answers slowly. Can I set a timeout?", "")
-    ['Our CDN answers slowly. Can I set a timeout?', '', 'Can I set a timeout?']
-    >>> ranking_queries("默认会跟随重定向吗？", "Does it follow redirects by default?")  # one sentence each
-    ['默认会跟随重定向吗？', 'Does it follow redirects by default?']
-    """
-    return [asked, rewritten] + [ask for ask in (asking_sentence(asked), asking_sentence(rewritten)) if ask]
-
-
-def asking_sentence(text: str) -> str | None:
-    """The last sentence of ``text`` that asks (ends with a question mark), when ``text`` has more than one sentence.
-
-    >>> asking_sentence("TypeError: Object of type URL is not JSON serializable. Wasn't that a string in requests?")
-    "Wasn't that a string in requests?"
-    >>> asking_sentence("内网服务只开了 h2c。httpx 能直接连吗？"), asking_sentence("Is httpx.Client thread-safe?")
-    ('httpx 能直接连吗？', None)
-    """
-    parts = [p.strip() for p in _SENTENCE_END.split(text) if p.strip()]
-    asks = [p for p in parts if p.endswith(("?", "？"))]
-    return asks[-1] if asks and len(parts) > 1 else None
-
-
-_SENTENCE_END = re.compile(r"(?<=[.?!])\s+|(?<=[。？！])\s*")  # a space after a Latin stop: not in "httpx.Client"
 
 
 def quotable(ranked: Sequence[tuple[Unit, float]]) -> list[tuple[Unit, float]]:
