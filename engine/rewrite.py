@@ -19,7 +19,7 @@ import re
 from typing import Sequence
 
 from .languages import ESCAPE_PHRASES, answer_language, detect_language, language
-from .text import CJK, LETTER, strip_citations
+from .text import CJK, LETTER, split_line, strip_citations
 from .tokens import content_words
 
 # A worked example on another topic (the languages' question_example): the model sees the task done once, and a
@@ -202,13 +202,12 @@ def asking_sentence(text: str) -> str | None:
     "Wasn't that a string in requests?"
     >>> asking_sentence("内网服务只开了 h2c。httpx 能直接连吗？"), asking_sentence("Is httpx.Client thread-safe?")
     ('httpx 能直接连吗？', None)
+    >>> asking_sentence("Can I run a job every 10 minutes, e.g. with APScheduler?") is None  # one sentence
+    True
     """
-    parts = [p.strip() for p in _SENTENCE_END.split(text) if p.strip()]
+    parts = [s for line in text.splitlines() for s in split_line(line)]  # "e.g." and "httpx.Client" end nothing
     asks = [p for p in parts if p.endswith(("?", "？"))]
     return asks[-1] if asks and len(parts) > 1 else None
-
-
-_SENTENCE_END = re.compile(r"(?<=[.?!])\s+|(?<=[。？！])\s*")  # a space after a Latin stop: not in "httpx.Client"
 
 
 def is_followup(question: str) -> bool:
