@@ -135,6 +135,19 @@ def print_event(event, out: TextIO, open_line: bool = False) -> bool:
     return False
 
 
+def first_line(text: str) -> str:
+    """The line that stands for a sentence or a code block in a list: its first line, or for code the first that is
+    not a comment (two of a page's blocks often open on the same one).
+
+    >>> first_line("# Using the top-level API:\\nhttpx.get(url, timeout=None)\\n# Using a client:")
+    'httpx.get(url, timeout=None)'
+    >>> first_line("Off by default [1]."), first_line("# only a comment")
+    ('Off by default [1].', '# only a comment')
+    """
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()] or [""]
+    return next((line for line in lines if not line.startswith(("#", "//"))), lines[0])
+
+
 def print_answer(answer: Answer, out: TextIO, said_before: Sequence[str] = ()) -> None:
     """The check of the model's answer, the verdict, the answer shown, its sources, notes (but those
     ``said_before`` it began) and timings, in the answer's language (``said_in``; a note ``languages.json`` lacks
@@ -153,7 +166,8 @@ def print_answer(answer: Answer, out: TextIO, said_before: Sequence[str] = ()) -
         print(words["check"].format(cited=check.cited, invalid=check.invalid or words["none"], uncited=len(uncited)),
               file=out)
         for s in answer.sentences:
-            label = s.text.splitlines()[0][:90] + (" …" if len(s.text) > 90 or "\n" in s.text else "")
+            line = first_line(s.text)
+            label = line[:90] + (" …" if len(line) > 90 or line != s.text.strip() else "")
             print(f"  {MARK[s.status]} {status_column(s.status, words)} {label}", file=out)
     print("\n" + words["verdict"].format(verdict=words.get(answer.verdict, answer.verdict)) + "\n", file=out)
     print(with_checked_as(answer, words["checked_as"]), file=out)
@@ -213,7 +227,7 @@ def print_added(answer: Answer, words: dict[str, str], out: TextIO) -> None:
         if every and not s.is_code:
             continue
         ids = s.cited or ([s.suggested] if s.suggested else [])
-        code = s.text.splitlines()[0][:90]
+        code = first_line(s.text)[:90]
         print(f"  {''.join(f'[{i}]' for i in ids)} {labelled(words['example'], code) if s.example else code}", file=out)
 
 

@@ -195,6 +195,29 @@ def test_the_documents_example_shown_for_the_model_code_names_its_passage():
     assert "Sources: [3] tutorial/page3.md:30-35" in out.getvalue()
 
 
+def test_two_code_blocks_that_open_on_the_same_comment_are_listed_by_their_code():
+    """The timeouts page's two examples both open on "# Using the top-level API:": the check and the list of
+    citations RepoBot added name each block by its first line of code, not twice by that comment."""
+    import io
+
+    from repobot.cli.report import print_answer
+    from repobot.engine.chunk import Chunk
+    from repobot.engine.result import Answer
+    from repobot.engine.retrieve import Hit
+    from repobot.engine.support import Support
+
+    hits = [Hit(1, 0, Chunk("advanced/timeouts.md", "", 6, 28, "t"), 0.5)]
+    blocks = [Support(f"# Using the top-level API:\nhttpx.get(url, timeout={t})", [], "supported", {1: 1.0}, 1, "",
+                      True, "checker") for t in ("10.0", "None")]
+    answer = Answer("Q?", "en", "m", [], hits, sentences=blocks, final_sentences=blocks, verdict="verified")
+    out = io.StringIO()
+    print_answer(answer, out)
+    printed = out.getvalue()
+    assert "  [1] httpx.get(url, timeout=10.0)\n  [1] httpx.get(url, timeout=None)\n" in printed  # added
+    assert "supported   httpx.get(url, timeout=None) …\n" in printed  # the check
+    assert "# Using the top-level API" not in printed
+
+
 def test_the_quotes_under_an_answer_are_not_listed_or_counted_as_citations_added_to_the_model():
     """RepoBot's own quotes ("Also in the documents") carry its ids, but it added no citation to the model's words
     there: the CLI's list, the export's marks and the eval's ``attributed`` name only the model's sentences."""
