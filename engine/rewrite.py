@@ -284,11 +284,28 @@ def keeps_the_subject(standalone: str, question: str) -> bool:
     True
     >>> keeps_the_subject("What is the staging database called?", "and who approves putting one back on prod?")
     False
+
+    A word the rewrite spells out counts as kept: "And with the async client?", after a turn on timeouts, came
+    back as "How do I set a timeout for an asynchronous request?".
+
+    >>> keeps_the_subject("How do I set a timeout for an asynchronous request?", "And with the async client?")
+    True
     """
     asked = content_words(question)
     if len(asked) < 2 or detect_language(standalone) != detect_language(question):
         return True
-    return bool(asked & content_words(standalone))
+    return any(_same_word(a, w) for a in asked for w in content_words(standalone))
+
+
+def _same_word(a: str, b: str) -> bool:
+    """One word, or one shortened from the other (at least 4 letters): "async" and "asynchronous", "auth" and
+    "authentication".
+
+    >>> _same_word("async", "asynchronous"), _same_word("auth", "authentication"), _same_word("to", "token")
+    (True, True, False)
+    """
+    short, long = sorted((a, b), key=len)
+    return a == b or (len(short) >= 4 and long.startswith(short))
 
 
 def in_context(earlier: Sequence[tuple[str, str]], question: str) -> str:
