@@ -268,11 +268,29 @@ def accept_standalone(output: str, question: str) -> str | None:
     >>> accept_standalone("Who must approve restoring a staging backup on prod?",
     ...                   "and who do I need to ask before putting one back on prod?")
     'Who must approve restoring a staging backup on prod?'
+
+    And it must bring in something from the conversation: "那异步客户端呢？", after a turn on timeouts, came back as
+    "异步客户端？", which lost the timeouts it asks about.
+
+    >>> accept_standalone("异步客户端？", "那异步客户端呢？") is None
+    True
     """
     text = accept_query(output, question, answer_language(detect_language(question)).code)  # what was asked for
     if text is None or (_ASKS.search(question) and not _ASKS.search(text)):
         return None
-    return text if keeps_the_subject(text, question) else None
+    return text if keeps_the_subject(text, question) and brings_in(text, question) else None
+
+
+def brings_in(standalone: str, question: str) -> bool:
+    """Whether a rewrite to stand alone has a content word the follow-up lacks (what "it" or "那…呢" stood for).
+
+    >>> brings_in("How do I set a timeout with the async client?", "And with the async client?")
+    True
+    >>> brings_in("With the asynchronous client?", "And with the async client?")
+    False
+    """
+    asked = content_words(question)
+    return any(not any(_same_word(w, a) for a in asked) for w in content_words(standalone))
 
 
 def keeps_the_subject(standalone: str, question: str) -> bool:
