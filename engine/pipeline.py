@@ -158,7 +158,7 @@ class Pipeline:
         if earlier and options.rewrite != "never" and is_followup(question):
             context = in_context(earlier, question)
             standalone = accept_standalone(self._complete(followup_messages(earlier, question), 64), question)
-            asked_texts += [standalone, context] if standalone else [context]
+            asked_texts += ([standalone, context] if standalone else [context]) + [earlier[-1][0]]
             context = None if standalone else context
         rewritten = self.rewrite(standalone or context or question, index.primary_language, options.rewrite)
         asked = detect_language(question)
@@ -184,8 +184,8 @@ class Pipeline:
         """Retrieve, preview, gate, prompt, generate (streamed), then check; yields Retrieved, Preview, Drafting,
         Token…, Checking, Done.
 
-        ``earlier`` holds the conversation's previous turns (question, answer): a
-        follow-up question is rewritten to stand alone before retrieval. When the
+        ``earlier`` holds the conversation's previous turns (question, answer): a follow-up question is rewritten
+        to stand alone, and searched with the question it follows and with that question alone. When the
         check fails the model's draft (quotes would be shown), a second draft is
         written with the question before the passages (a second Drafting, then
         its Tokens and Checking), and shown only if it holds.

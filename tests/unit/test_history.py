@@ -87,6 +87,24 @@ def test_a_follow_up_is_rewritten_to_stand_alone_and_fused(docs):
     assert alone.standalone is None  # a question that stands on its own is not rewritten
 
 
+def test_a_follow_up_on_something_new_still_finds_the_page_of_the_question_it_follows(tmp_path):
+    """Seen with the 0.5B: "And with the async client?" after "How do I set a timeout for a request?" was searched as
+    the follow-up, its rewrite and the pair, all about async clients, and found only the async pages. The question it
+    follows is searched too, so its page stays among the hits beside the new topic's."""
+    for n in range(3):
+        (tmp_path / f"async{n}.md").write_text(f"# Async client {n}\n\nAsyncClient works with await, part {n}.\n",
+                                               encoding="utf-8")
+    (tmp_path / "timeouts.md").write_text("# Timeouts\n\nSet a timeout for a request with `timeout=10.0`.\n",
+                                          encoding="utf-8")
+    llm = FakeLLM("How do I set a timeout with the async client?")
+    pipe = Pipeline(tmp_path, models=fake_models(llm=llm))
+    earlier = [("How do I set a timeout for a request?", "Pass `timeout=10.0` [1].")]
+    found = pipe.search("And with the async client?", AskOptions(mode="bm25", k=3), earlier)
+    assert found.standalone == "How do I set a timeout with the async client?"
+    sources = [h.chunk.source for h in found.hits]
+    assert "timeouts.md" in sources and any(s.startswith("async") for s in sources)
+
+
 def test_a_follow_up_rewritten_as_an_answer_is_not_taken_for_the_question(docs):
     """Seen with the 0.5B: "那要怎么开启？" after a turn on HTTP/2 came back as an answer naming a made-up library,
     which was then searched and put to the model as the user's question, and the gate refused it for that library.
