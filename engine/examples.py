@@ -3,7 +3,7 @@
 A code block of the model's answer is supported when a passage has it
 (``copied_from``: line by line, REPL prompts, output lines and the user's own
 URLs aside), and shown as the documents' own example when it adapts one
-(``adapted_from``: every name it uses is in that block, apart from the
+(``adapted_from``: a block that has each of its telling lines, or every name it uses, apart from the
 question's; the likest in shape when several are). Pure functions of text;
 ``support`` uses them.
 
@@ -24,18 +24,37 @@ _URL_STRING = re.compile(r"(['\"])[a-z][a-z0-9+.-]*://(?:\\.|(?!\1).)*\1")
 
 
 def code_lines(code: str) -> list[str]:
-    """A code block's lines as they are compared: without REPL prompts, blank lines, comments,
+    """A code block's lines as they are compared: without REPL prompts, blank lines, comments (at a line's end too),
     whitespace, or the URLs in string literals (the URL in an example is the user's own).
 
     >>> code_lines(">>> r = httpx.get('https://example.org', headers={'a': 'b'})\\n... \\n# fetch it\\n<Response [200 OK]>")
     ["r=httpx.get('',headers={'a':'b'})", '<Response[200OK]>']
     """
+    return [squeezed for _, squeezed in _lines(code)]
+
+
+def _lines(code: str) -> list[tuple[str, str]]:
+    """Each line ``code_lines`` keeps: as written (without its prompt, its URLs and its comment), and as compared."""
     out = []
     for line in _REPL_PROMPT.sub("", code).splitlines():
-        squeezed = normalise_code(_URL_STRING.sub(lambda m: m.group(1) * 2, line))
+        bare = without_comment(_URL_STRING.sub(lambda m: m.group(1) * 2, line))
+        squeezed = normalise_code(bare)
         if squeezed and not squeezed.startswith("#"):
-            out.append(squeezed)
+            out.append((bare, squeezed))
     return out
+
+
+def without_comment(line: str) -> str:
+    """A line of code without the comment at its end (a ``#`` after a space, outside a string).
+
+    >>> without_comment("client = httpx.Client(timeout=10.0)  # Use a default 10s timeout."), without_comment("x = '#a'")
+    ('client = httpx.Client(timeout=10.0)', "x = '#a'")
+    """
+    for match in re.finditer(r"\s#", line):
+        before = line[:match.start()]
+        if before.count("'") % 2 == 0 and before.count('"') % 2 == 0:
+            return before.rstrip()
+    return line
 
 
 def copied_from(code: str, passage: str) -> bool:
@@ -111,11 +130,40 @@ def adapted_from(code: str, blocks: Sequence[str], question: str = "") -> int | 
     >>> urls = ["http://localhost:8000/items/", "http://localhost:8000/items/?q=foo&q=bar"]
     >>> adapted_from("http://localhost:8000/items/?tag=a&tag=b", urls, "accept a list like ?tag=a&tag=b")
     1
+
+    A block that has every line of the code that says something (``telling_lines``) comes first, even when the code
+    adds a plain line of its own: "client = httpx.Client(timeout=10.0)" and "response = client.get(url)" adapt the
+    timeouts page's client example, not the extensions page's block that also has ``get`` and ``timeout``. The
+    headers example does not stand for code that sets ``base_url`` in it, though it has the code's other lines.
+
+    >>> pages = ["client = httpx.Client()\\nresponse = client.get(url, extensions={'timeout': {'connect': 10.0}})",
+    ...          "client = httpx.Client(timeout=10.0)  # Use a default 10s timeout everywhere."]
+    >>> adapted_from("client = httpx.Client(timeout=10.0)\\nresponse = client.get('https://www.example.com/')", pages)
+    1
+    >>> adapted_from("with httpx.Client(base_url=url) as client:\\n    headers = {'user-agent': 'my-app/0.0.1'}",
+    ...              ["headers = {'user-agent': 'my-app/0.0.1'}\\nwith httpx.Client(headers=headers) as client:"]) is None
+    True
     """
     mine = code_names(code) - code_names(question)
     if len(mine) < 3:
         return None
     fits = [n for n, block in enumerate(blocks) if mine <= code_names(block)]
-    if len(fits) < 2:
-        return fits[0] if fits else None
-    return max(fits, key=lambda n: (round(shape_likeness(code, blocks[n]), 2), -len(code_names(blocks[n]))))
+    own = telling_lines(code)
+    holding = {n for n, block in enumerate(blocks) if own and own <= set(code_lines(block))}
+    candidates = sorted(set(fits) | holding)
+    if len(candidates) < 2:
+        return candidates[0] if candidates else None
+    return max(candidates, key=lambda n: (n in holding, round(shape_likeness(code, blocks[n]), 2),
+                                          -len(code_names(blocks[n]))))
+
+
+def telling_lines(code: str) -> set[str]:
+    """The lines of a code block (as ``code_lines`` compares them) that use five names or more: lines that say
+    something of their own, unlike ``r = client.get(url)`` or ``import httpx``.
+
+    >>> sorted(telling_lines("import httpx\\nclient = httpx.Client(timeout=10.0)\\nr = client.get(url)"))
+    ['client=httpx.Client(timeout=10.0)']
+    >>> telling_lines("with httpx.Client(base_url=url) as client:")  # its names counted before spaces go
+    {'withhttpx.Client(base_url=url)asclient:'}
+    """
+    return {squeezed for bare, squeezed in _lines(code) if len(code_names(bare)) >= 5}

@@ -170,6 +170,25 @@ def test_an_adapted_url_is_shown_as_the_example_of_the_same_shape(fake_embedder)
     assert (adapted.status, adapted.example) == ("supported", "http://localhost:8000/items/?q=foo&q=bar")
 
 
+
+def test_code_that_keeps_an_examples_own_line_is_shown_as_that_example_not_one_that_only_shares_its_names(
+        fake_embedder):
+    """Seen with the 0.5B after "How do I set a timeout for an asynchronous request?": its block kept the timeouts
+    page's line (without the line's comment) and added a plain ``client.get``, and the extensions page's block, which
+    has every one of its names but sets no ``timeout=``, was shown in its place."""
+    extensions = ("# Timeout if a connection takes more than 5 seconds to established.\nclient = httpx.Client()\n"
+                  "response = client.get(\n    \"https://www.example.com\",\n"
+                  "    extensions={\"timeout\": {\"connect\": 5.0, \"pool\": 10.0}}\n)")
+    timeouts = ("client = httpx.Client()              # Use a default 5s timeout everywhere.\n"
+                "client = httpx.Client(timeout=10.0)  # Use a default 10s timeout everywhere.")
+    passages = ["Set it per request:\n```python\n" + extensions + "\n```",
+                "Set a timeout on a client instance:\n```python\n" + timeouts + "\n```"]
+    checker = SupportChecker(fake_embedder, passages, question="How do I set a timeout for an asynchronous request?")
+    code = checker.check_code("client = httpx.Client(timeout=10.0)\nresponse = client.get('https://www.example.com/')")
+    assert (code.status, code.suggested, code.example) == ("supported", 2, timeouts)
+    copied = checker.check_code("client = httpx.Client(timeout=10.0)")  # a trailing comment is no part of the code
+    assert (copied.status, copied.suggested, copied.example) == ("supported", 2, None)
+
 def test_each_unit_knows_the_section_it_is_in(fake_embedder):
     passages = ["A sentence before any heading.\n\n## Event hooks { #hooks }\n\nHooks run on every request.",
                 "No heading in this one at all."]
