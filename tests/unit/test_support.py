@@ -170,8 +170,7 @@ def test_an_adapted_url_is_shown_as_the_example_of_the_same_shape(fake_embedder)
     assert (adapted.status, adapted.example) == ("supported", "http://localhost:8000/items/?q=foo&q=bar")
 
 
-
-def test_code_that_keeps_an_examples_own_line_is_shown_as_that_example_not_one_that_only_shares_its_names(
+def test_code_that_keeps_an_examples_telling_lines_is_shown_as_that_example_not_one_with_only_its_names(
         fake_embedder):
     """Seen with the 0.5B after "How do I set a timeout for an asynchronous request?": its block kept the timeouts
     page's line (without the line's comment) and added a plain ``client.get``, and the extensions page's block, which
