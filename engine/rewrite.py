@@ -289,8 +289,8 @@ def brings_in(standalone: str, question: str) -> bool:
     >>> brings_in("With the asynchronous client?", "And with the async client?")
     False
     """
-    asked = content_words(question)
-    return any(not any(_same_word(w, a) for a in asked) for w in content_words(standalone))
+    words = content_words(standalone)
+    return bool(words - _shared(words, content_words(question)))
 
 
 def keeps_the_subject(standalone: str, question: str) -> bool:
@@ -312,18 +312,20 @@ def keeps_the_subject(standalone: str, question: str) -> bool:
     asked = content_words(question)
     if len(asked) < 2 or detect_language(standalone) != detect_language(question):
         return True
-    return any(_same_word(a, w) for a in asked for w in content_words(standalone))
+    return bool(_shared(content_words(standalone), asked))
 
 
-def _same_word(a: str, b: str) -> bool:
-    """One word, or one shortened from the other (at least 4 letters): "async" and "asynchronous", "auth" and
-    "authentication".
+def _shared(words: set[str], others: set[str]) -> set[str]:
+    """The ``words`` that are one of ``others``, or one shortened from the other (at least 4 letters): "async" and
+    "asynchronous", "auth" and "authentication".
 
-    >>> _same_word("async", "asynchronous"), _same_word("auth", "authentication"), _same_word("to", "token")
-    (True, True, False)
+    >>> sorted(_shared({"async", "auth", "to", "pool"}, {"asynchronous", "authentication", "token"}))
+    ['async', 'auth']
     """
-    short, long = sorted((a, b), key=len)
-    return a == b or (len(short) >= 4 and long.startswith(short))
+    def same(a: str, b: str) -> bool:
+        short, long = sorted((a, b), key=len)
+        return a == b or (len(short) >= 4 and long.startswith(short))
+    return {w for w in words if any(same(w, o) for o in others)}
 
 
 def in_context(earlier: Sequence[tuple[str, str]], question: str) -> str:
