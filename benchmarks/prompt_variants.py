@@ -47,7 +47,8 @@ def main() -> int:
         parser.add_argument("--variants", default=",".join(VARIANTS))
 
     args = parse_args("httpx", "Prompt variants: citations, support, refusals, key facts.", extra)
-    from repobot.engine.evaluate import evaluate, load_questions
+    from repobot.engine.evaluate import evaluate
+    from repobot.engine.questions import load_questions
     from repobot.engine.pipeline import AskOptions, Pipeline
     from repobot.engine.prompt import PromptStyle
 

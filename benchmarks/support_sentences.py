@@ -32,7 +32,7 @@ def main() -> int:
         parser.add_argument("--model", default=None)
 
     args = parse_args("httpx", "Collect model sentences to label.", extra)
-    from repobot.engine.evaluate import load_questions
+    from repobot.engine.questions import load_questions
     from repobot.engine.prompt import given_question
     from repobot.engine.pipeline import Pipeline
 

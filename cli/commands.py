@@ -224,7 +224,8 @@ def cmd_check(args) -> int:
 
 def cmd_eval(args) -> int:
     from repobot.engine.errors import RepoBotError
-    from repobot.engine.evaluate import absent_gold, evaluate, format_table, load_questions
+    from repobot.engine.evaluate import evaluate, format_table
+    from repobot.engine.questions import absent_gold, load_questions
 
     if args.no_answers and args.model:
         raise RepoBotError("--model chooses the model that answers, and --no-answers answers nothing: drop one of them.")

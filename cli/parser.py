@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from repobot import __version__
-from repobot.engine.evaluate import SPLITS
+from repobot.engine.questions import SPLITS
 from repobot.engine.languages import LANGUAGE_CHOICES
 from repobot.engine.retrieve import MODES
 

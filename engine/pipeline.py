@@ -170,12 +170,10 @@ class Pipeline:
         return Search(hits, rewritten, standalone, context)
 
     # -- ask ---------------------------------------------------------------------------------------
-    def ask(self, question: str, options: AskOptions = AskOptions(), *, cancel: threading.Event | None = None) -> Answer:
-        answer = None
-        for event in self.ask_stream(question, options, cancel=cancel):
-            if isinstance(event, Done):
-                answer = event.answer
-        return answer
+    def ask(self, question: str, options: AskOptions = AskOptions(), *, cancel: threading.Event | None = None,
+            earlier: Sequence[tuple[str, str]] = ()) -> Answer:
+        done = [e.answer for e in self.ask_stream(question, options, cancel=cancel, earlier=earlier) if isinstance(e, Done)]
+        return done[-1] if done else None
 
     def ask_stream(
         self, question: str, options: AskOptions = AskOptions(), *, cancel: threading.Event | None = None,

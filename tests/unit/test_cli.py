@@ -225,7 +225,8 @@ def test_the_quotes_under_an_answer_are_not_listed_or_counted_as_citations_added
 
     from repobot.cli.report import print_answer
     from repobot.engine.chunk import Chunk
-    from repobot.engine.evaluate import Question, answer_row
+    from repobot.engine.evaluate import answer_row
+    from repobot.engine.questions import Question
     from repobot.engine.export import answer_markdown
     from repobot.engine.result import Answer
     from repobot.engine.retrieve import Hit

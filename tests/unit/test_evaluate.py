@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from repobot.engine.errors import RepoBotError
-from repobot.engine.evaluate import evaluate, format_table, load_questions
+from repobot.engine.evaluate import evaluate, format_table
+from repobot.engine.questions import load_questions
 from repobot.engine.pipeline import Pipeline
 from tests.conftest import fake_models
 
@@ -108,3 +109,34 @@ def test_question_file_errors_are_one_line_with_exit_2(tmp_path):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and result.stderr.startswith(f"repobot: {path}:2 is not a question line ('question' is empty)")
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_follow_up_is_asked_after_its_conversation_answered_once(docs, tmp_path):
+    first = "Does HTTPX follow redirects by default?"
+    lines = [{"question": "How do I turn it on?", "answerable": True, "earlier": [first],
+              "gold_sources": ["guide/redirects.md"], "key_facts": ["follow"]},
+             {"question": "And for one request only?", "answerable": True, "earlier": [first],
+              "gold_sources": ["guide/redirects.md"], "key_facts": ["follow"]}]
+    path = tmp_path / "followups.jsonl"
+    path.write_text("\n".join(json.dumps(q) for q in lines) + "\n", encoding="utf-8")
+    asked = []
+
+    class Counting(Pipeline):
+        def ask(self, question, options, **kwargs):
+            asked.append(question)
+            return super().ask(question, options, **kwargs)
+
+    pipe = Counting(docs, models=fake_models("HTTPX does not follow redirects by default."))
+    rows = evaluate(pipe, load_questions(path), modes=["hybrid"])["questions"]
+    assert asked == [first, "How do I turn it on?", "And for one request only?"]  # the shared first turn once
+    for row in rows:
+        assert [q for q, _ in row["earlier"]] == [first] and "redirects" in row["earlier"][0][1]
+        assert row["searched_for"].startswith(first)  # the follow-up was searched in its conversation
+        assert row["hit_at_5"]
+
+
+def test_earlier_must_be_a_list_of_questions(tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps({"question": "And then?", "answerable": False, "earlier": "Why?"}) + "\n")
+    with pytest.raises(RepoBotError, match=r"q.jsonl:1 is not a question line \('earlier' must be a JSON list"):
+        load_questions(path)

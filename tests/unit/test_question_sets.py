@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from repobot.engine.evaluate import load_questions
+from repobot.engine.questions import SPLITS, load_questions
 
 from tests.conftest import FASTAPI_DOCS, HTTPX_DOCS, LESSON_HTTP3, LESSON_REDIRECTS, LESSON_RETRIES
 
@@ -25,6 +25,7 @@ SETS = {  # file: the corpus its gold sources are relative to
     "fastapi_blind.jsonl": FASTAPI_DOCS,
     "httpx_blind2.jsonl": HTTPX_DOCS,
     "fastapi_blind2.jsonl": FASTAPI_DOCS,
+    "httpx_followups.jsonl": HTTPX_DOCS,
 }
 LESSON = [LESSON_REDIRECTS, LESSON_HTTP3, LESSON_RETRIES]
 
@@ -45,6 +46,13 @@ def test_the_fastapi_set_asks_in_four_languages_over_the_translated_pages():
     assert sum(not q.answerable for q in questions) >= 5
     translated = [s for q in questions for s in q.gold_sources if not s.startswith("en/")]
     assert translated  # a non-English question may find its own page or the English original
+
+
+def test_the_follow_up_set_asks_each_question_after_an_earlier_one():
+    questions = load_questions(DATA / "httpx_followups.jsonl")
+    assert all(q.earlier for q in questions)
+    assert {q.language for q in questions} == {"en", "zh", "fr"} and {q.split for q in questions} == set(SPLITS)
+    assert sum(not q.answerable for q in questions) >= 5
 
 
 @pytest.mark.parametrize("name", sorted(SETS))
