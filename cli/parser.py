@@ -125,7 +125,7 @@ def ask_args(p) -> None:
 
 
 def eval_args(p) -> None:
-    p.add_argument("questions", help="JSONL file: question, answerable, gold_sources, key_facts")
+    p.add_argument("questions", help="JSONL file: question, answerable, gold_sources, key_facts (optional: language, split, earlier)")
     corpus_arg(p)
     p.add_argument("--modes", default="bm25,dense,hybrid", help="comma-separated retrieval modes")
     model_arg(p)
