@@ -26,6 +26,7 @@ SETS = {  # file: the corpus its gold sources are relative to
     "httpx_blind2.jsonl": HTTPX_DOCS,
     "fastapi_blind2.jsonl": FASTAPI_DOCS,
     "httpx_followups.jsonl": HTTPX_DOCS,
+    "httpx_followups2.jsonl": HTTPX_DOCS,
 }
 LESSON = [LESSON_REDIRECTS, LESSON_HTTP3, LESSON_RETRIES]
 
@@ -48,11 +49,12 @@ def test_the_fastapi_set_asks_in_four_languages_over_the_translated_pages():
     assert translated  # a non-English question may find its own page or the English original
 
 
-def test_the_follow_up_set_asks_each_question_after_an_earlier_one():
-    questions = load_questions(DATA / "httpx_followups.jsonl")
-    assert all(q.earlier for q in questions)
-    assert {q.language for q in questions} == {"en", "zh", "fr"} and {q.split for q in questions} == set(SPLITS)
-    assert sum(not q.answerable for q in questions) >= 5
+def test_the_follow_up_sets_ask_each_question_after_an_earlier_one():
+    first, blind = (load_questions(DATA / f"httpx_followups{n}.jsonl") for n in ("", "2"))
+    assert all(q.earlier for q in first + blind)
+    assert {q.language for q in first + blind} == {"en", "zh", "fr"} and sum(not q.answerable for q in blind) >= 5
+    assert {q.split for q in first} == set(SPLITS) and {q.split for q in blind} == {"report"}
+    assert not {q.question for q in first} & {q.question for q in blind}
 
 
 @pytest.mark.parametrize("name", sorted(SETS))
