@@ -58,7 +58,6 @@ class Search(NamedTuple):
     rewritten: str | None = None  # the question in the documents' language (or the lesson's search terms)
     standalone: str | None = None  # a follow-up question rewritten to stand without the conversation
     context: str | None = None  # a follow-up after the question it follows (``in_context``), when it was not rewritten
-    alone: str | None = None  # that follow-up, in another language, translated by itself: what the model answers
 
     @property
     def searched_for(self) -> str | None:
@@ -163,13 +162,12 @@ class Pipeline:
             context = None if standalone else context
         rewritten = self.rewrite(standalone or context or question, index.primary_language, options.rewrite)
         asked = detect_language(question)
-        alone = self.rewrite(question, index.primary_language) if context else None  # only into another language
         twin = self.collection.twin(asked)  # its pages in a translated tree, when the index leaves them out
         queries = search_queries(asked_texts, rewritten, asked, index.primary_language, index.languages,
                                  twin=twin is not None)
         hits = retrieve(index, self.models.embedder, queries, k=options.k, mode=options.mode, version=options.version,
                         twins={asked: twin} if twin else None)
-        return Search(hits, rewritten, standalone, context, alone)
+        return Search(hits, rewritten, standalone, context)
 
     # -- ask ---------------------------------------------------------------------------------------
     def ask(self, question: str, options: AskOptions = AskOptions(), *, cancel: threading.Event | None = None,
@@ -236,7 +234,7 @@ class Pipeline:
         pages = [index.files[h.chunk.source].language for h in hits]  # a French page among English notes: French
         reads_in = reading_language(pages, asked_in, index.primary_language)
         into = answer_language(reads_in).code  # German docs: the model can only write English
-        translation = (found.alone if found.context else found.rewritten) if needs_translation(asked_in, reads_in) else None
+        translation = found.rewritten if needs_translation(asked_in, reads_in) and not found.context else None
         put, writes_in = model_question(asked, translation, asked_in, lang, into)
         queries = ranking_queries(asked, found.rewritten or found.context or "")  # a follow-up's: on its topic
         checker, ranked = self.checker(put, queries, hits, index.chunks)

@@ -136,41 +136,6 @@ def test_a_follow_up_not_rewritten_is_put_to_the_model_alone(docs):
     assert "How do I turn it on?" in put and "follow redirects by default?" not in put
 
 
-class FollowUpInFrench(FakeLLM):
-    """Rewrites a follow-up as an answer (so it is refused), translates questions, answers from passages."""
-
-    TRANSLATIONS = {"HTTPX suit-il les redirections ? Comment l'activer pour une requête ?":
-                    "Does HTTPX follow redirects? How do I turn it on for a request?",
-                    "Comment l'activer pour une requête ?": "How do I turn it on for a request?"}
-
-    def stream_chat(self, messages, *, max_tokens):
-        rules, last = messages[0]["content"], messages[-1]["content"]
-        if rules.startswith("Rewrite the user's last question"):
-            self.reply = "Il faut passer follow_redirects=True."
-        elif rules.startswith("Translate the user's question"):
-            self.reply = self.TRANSLATIONS.get(last, "")
-        else:
-            self.reply = "Pass `follow_redirects=True` [1]."
-        return super().stream_chat(messages, max_tokens=max_tokens)
-
-
-def test_a_follow_up_in_another_language_not_rewritten_is_answered_in_translation(docs):
-    """Seen with the 0.5B on the follow-up set: "Et je peux faire croire à l'appli que la requête vient d'une IP
-    précise ?", its rewrite refused, was put to the model in French over English passages, untranslated (the pair's
-    translation is two questions), and the model gave the fixed phrase. The follow-up is translated by itself too,
-    and the model answers that (the pair's translation is still what is searched)."""
-    pipe = Pipeline(docs, models=fake_models(llm=FollowUpInFrench()))
-    earlier = [("HTTPX suit-il les redirections ?", "Non [1].")]
-    done = list(pipe.ask_stream("Comment l'activer pour une requête ?", AskOptions(mode="bm25"), earlier=earlier))[-1].answer
-    assert done.searched_for == "Does HTTPX follow redirects? How do I turn it on for a request?"
-    assert done.prompt[-1]["content"].count("How do I turn it on for a request?") == 1
-    assert "Comment" not in done.prompt[-1]["content"]
-    assert done.retrieved[0].chunk.source == "guide/redirects.md"
-    same = Pipeline(docs, models=fake_models(llm=FollowUpInFrench())).search(
-        "How do I turn it on?", AskOptions(mode="bm25"), [("Does HTTPX follow redirects?", "No [1].")])
-    assert same.alone is None  # in the documents' language: nothing to translate
-
-
 def test_history_cli_lists_and_exports(tmp_path, answered, monkeypatch):
     pipe, answer = answered
     history = pipe.collection.history
