@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from repobot import __version__
-from repobot.engine.questions import SPLITS
 from repobot.engine.languages import LANGUAGE_CHOICES
+from repobot.engine.questions import SPLITS
 from repobot.engine.retrieve import MODES
 
 from .report import one_line
