@@ -79,7 +79,7 @@ def _question(line: str, where: str) -> Question:
         text = _question_text(row)
         return Question(text, _typed(row, "answerable", bool), _strings(row, "gold_sources"),
                         _facts(_typed(row, "key_facts", list, [])),
-                        _language(row) or detect_language(text), _split(row), tuple(_strings(row, "earlier")))
+                        _language(row) or detect_language(text), _split(row), _earlier(row))
     except (ValueError, KeyError, TypeError, RecursionError) as err:
         reason = "nested too deeply" if isinstance(err, RecursionError) else err
         raise RepoBotError(
@@ -91,11 +91,25 @@ def _question(line: str, where: str) -> Question:
 
 def _question_text(row: dict) -> str:
     """The question, a string that is not empty once control characters are dropped (as ``ask`` would refuse it)."""
-    text = _typed(row, "question", str)
+    return _asked(_typed(row, "question", str), "'question'")
+
+
+def _earlier(row: dict) -> tuple[str, ...]:
+    """The questions asked before this one, each one ``ask`` would take: found wanting before any is answered.
+
+    >>> _earlier({"earlier": ["Does httpx retry?", " "]})
+    Traceback (most recent call last):
+    ValueError: 'earlier' question 2 is empty
+    """
+    return tuple(_asked(text, f"'earlier' question {n}") for n, text in enumerate(_strings(row, "earlier"), 1))
+
+
+def _asked(text: str, name: str) -> str:
+    """``text``, if ``ask`` would take it as a question; else a ValueError that says why, under ``name``."""
     try:
         clean_question(text)
     except RepoBotError as err:  # "The question is empty: …", "The question has no words, only symbols: …"
-        raise ValueError(f"'question' {str(err).split(':')[0].lower().removeprefix('the question ')}") from None
+        raise ValueError(f"{name} {str(err).split(':')[0].lower().removeprefix('the question ')}") from None
     return text
 
 

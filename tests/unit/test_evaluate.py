@@ -140,3 +140,6 @@ def test_earlier_must_be_a_list_of_questions(tmp_path):
     path.write_text(json.dumps({"question": "And then?", "answerable": False, "earlier": "Why?"}) + "\n")
     with pytest.raises(RepoBotError, match=r"q.jsonl:1 is not a question line \('earlier' must be a JSON list"):
         load_questions(path)
+    path.write_text(json.dumps({"question": "And then?", "answerable": False, "earlier": ["Why?", "\x00 "]}) + "\n")
+    with pytest.raises(RepoBotError, match=r"q.jsonl:1 is not a question line \('earlier' question 2 is empty\)"):
+        load_questions(path)
