@@ -188,6 +188,7 @@ def test_code_that_keeps_an_examples_telling_lines_is_shown_as_that_example_not_
     copied = checker.check_code("client = httpx.Client(timeout=10.0)")  # a trailing comment is no part of the code
     assert (copied.status, copied.suggested, copied.example) == ("supported", 2, None)
 
+
 def test_each_unit_knows_the_section_it_is_in(fake_embedder):
     passages = ["A sentence before any heading.\n\n## Event hooks { #hooks }\n\nHooks run on every request.",
                 "No heading in this one at all."]
