@@ -115,9 +115,9 @@ class Pipeline:
         if setting == "never" or (setting == "auto" and not translate):
             return None
         if not translate:  # asked for explicitly: the lesson's rewrite into search terms
-            return accept_terms(self._complete(query_messages(question), 48), question)
+            return accept_terms(self.models.complete(query_messages(question), 48), question)
         into = answer_language(target).code  # the model writes only answer languages
-        return accept_query(self._complete(translation_messages(question, into), 64), question, into)
+        return accept_query(self.models.complete(translation_messages(question, into), 64), question, into)
 
     def prepare(self, options: AskOptions = AskOptions(), *, cancel: threading.Event | None = None) -> None:
         """Have the model read ahead what this folder's prompts begin with (all of ``preparing``'s steps)."""
@@ -157,7 +157,7 @@ class Pipeline:
         standalone, context, asked_texts = None, None, [question]
         if earlier and options.rewrite != "never" and is_followup(question):
             context = in_context(earlier, question)
-            standalone = accept_standalone(self._complete(followup_messages(earlier, question), 64), question)
+            standalone = accept_standalone(self.models.complete(followup_messages(earlier, question), 64), question)
             asked_texts += ([standalone, context] if standalone else [context]) + [earlier[-1][0]]
             context = None if standalone else context
         rewritten = self.rewrite(standalone or context or question, index.primary_language, options.rewrite)
@@ -308,7 +308,7 @@ class Pipeline:
             answer.notes.append(f"Generation stopped: {generation.stop_reason}.")
         yield Checking(framed.writes_in, answer.language, framed.reads_in)
         conclude(answer, generation.text, framed.checker, framed.ranked, framed.reads_in,
-                 framed.asked_text, self._complete, framed.judged, written_in=framed.writes_in)
+                 framed.asked_text, self.models.complete, framed.judged, written_in=framed.writes_in)
 
     def checker(self, put: str, queries: Sequence[str], hits: Sequence[Hit],
                 chunks: Sequence) -> tuple[SupportChecker, list[tuple[Unit, float]]]:
@@ -318,11 +318,6 @@ class Pipeline:
         checker = SupportChecker(self.models.embedder, [h.chunk.text for h in hits], question=put,
                                  sections=[opening_section(h, chunks) or h.chunk.source for h in hits])
         return checker, checker.rank_units(queries)
-
-    def _complete(self, messages: list[dict[str, str]], max_tokens: int) -> str:
-        """A short call (a rewrite, a translation), in the model's second context (registry.side_context)."""
-        with self.models.lock:
-            return "".join(Generation(self.models.side_llm, messages, max_tokens=max_tokens)).strip()
 
 
 def prompt_passages(hits: Sequence[Hit], ranked: Sequence[tuple[Unit, float]], trim: int) -> list[tuple[str, str]]:

@@ -10,7 +10,8 @@ ids, as simonw/llm's tests do, and the rest of RepoBot never knows the differenc
 with the lock that keeps a ``Llama`` to one thread at a time. A GGUF model
 gets a second context for short calls (rewrites and translations), so that
 they do not evict the answer prompt's rules and worked example, which
-llama.cpp keeps evaluated between questions.
+llama.cpp keeps evaluated between questions. The same short call made again
+(a follow-up's earlier question, translated when it was asked) is answered from memory.
 
 >>> {"int8", "onnx", "torch"} <= set(embedder_ids())
 True
@@ -27,12 +28,13 @@ from typing import Callable
 from . import embedders
 from .embed import Embedder
 from .errors import ModelError
-from .generate import LLM
+from .generate import LLM, Generation, Messages
 from .llama import LlamaCppLLM, Tuning
 from .models import resolve_model
 
 N_CTX = 4096
 SIDE_BATCH = 128  # prompt tokens per step in the short calls' context: their prompts are short
+REMEMBERED = 64  # short calls' replies kept (the oldest is forgotten first)
 
 _EMBEDDERS: dict[str, Callable[[], Embedder]] = {}
 _LLMS: dict[str, Callable[[], LLM]] = {}
@@ -101,6 +103,7 @@ class ModelSet:
         self.embedder_name = embedder or None
         self._llm: LLM | None = None
         self._side: LLM | None = None
+        self._replies: dict[tuple, str] = {}  # (max_tokens, messages) -> the side context's reply
         self.lock = threading.Lock()  # one Llama instance is never used by two threads at once
         self._loading = threading.Lock()  # one load of the model, whichever thread asks first
 
@@ -127,10 +130,22 @@ class ModelSet:
             self._side = side_context(self.llm)
         return self._side
 
+    def complete(self, messages: Messages, max_tokens: int) -> str:
+        """A short call (a rewrite, a translation) in the side context; decoding is greedy, so the same call again
+        gets the reply it got before, without the model."""
+        key = (max_tokens, *((m["role"], m["content"]) for m in messages))
+        if key not in self._replies:
+            with self.lock:
+                self._replies[key] = "".join(Generation(self.side_llm, messages, max_tokens=max_tokens)).strip()
+            if len(self._replies) > REMEMBERED:
+                del self._replies[next(iter(self._replies))]
+        return self._replies[key]
+
     def use_llm(self, name: str | None) -> None:
         """Switch to another language model; it loads on next use (the embedder stays loaded)."""
         with self.lock:
             self.llm_name, self._llm, self._side = name or None, None, None
+            self._replies.clear()
 
     def check_llm(self) -> None:
         """Fail early, with the fix, if the model file is missing or corrupt (without loading it)."""

@@ -365,6 +365,17 @@ def test_a_registered_model_does_its_short_calls_itself_and_a_switch_forgets_the
     assert models._side is None  # the next model gets its own second context
 
 
+def test_the_same_short_call_again_is_answered_from_memory_until_the_model_changes():
+    llm = FakeLLM("Does HTTPX follow redirects?")
+    models = fake_models(llm=llm)
+    asked = [{"role": "user", "content": "httpx 会跟随重定向吗？"}]
+    assert models.complete(asked, 16) == models.complete(asked, 16) == "Does HTTPX follow redirects?"
+    assert len(llm.calls) == 1  # greedy decoding: the same call gets the same reply
+    models.use_llm(models.llm_name)
+    models.complete(asked, 16)
+    assert len(llm.calls) == 2  # another model may reply otherwise
+
+
 class ByDraftLLM(FakeLLM):
     """Writes ``first`` from the passages alone, and ``second`` when the question comes before them (a second draft)."""
 
