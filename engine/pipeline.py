@@ -154,17 +154,18 @@ class Pipeline:
 
     def _search(self, question: str, options: AskOptions, earlier: Sequence[tuple[str, str]] = ()) -> Search:
         index = self.collection.index
-        standalone, context, asked_texts = None, None, [question]
+        standalone, context, asked_texts, topic = None, None, [question], None
         if earlier and options.rewrite != "never" and is_followup(question):
             context = in_context(earlier, question)
             standalone = accept_standalone(self.models.complete(followup_messages(earlier, question), 64), question)
             asked_texts += ([standalone, context] if standalone else [context]) + [earlier[-1][0]]
             context = None if standalone else context
+            topic = self.rewrite(earlier[-1][0], index.primary_language)  # translated when it was asked: remembered
         rewritten = self.rewrite(standalone or context or question, index.primary_language, options.rewrite)
         asked = detect_language(question)
         twin = self.collection.twin(asked)  # its pages in a translated tree, when the index leaves them out
-        queries = search_queries(asked_texts, rewritten, asked, index.primary_language, index.languages,
-                                 twin=twin is not None)
+        queries = search_queries(asked_texts, [r for r in (rewritten, topic) if r], asked, index.primary_language,
+                                 index.languages, twin=twin is not None)
         hits = retrieve(index, self.models.embedder, queries, k=options.k, mode=options.mode, version=options.version,
                         twins={asked: twin} if twin else None)
         return Search(hits, rewritten, standalone, context)

@@ -71,9 +71,10 @@ class Query(NamedTuple):
     twin: str | None = None  # searched in the pages of this language, counted as their originals (engine/twins.py)
 
 
-def search_queries(asked_texts: Sequence[str], rewritten: str | None, asked: str, primary: str,
+def search_queries(asked_texts: Sequence[str], rewrites: Sequence[str], asked: str, primary: str,
                    pages: Counter, twin: bool = False) -> list[Query]:
-    """What retrieval searches for: the question as asked (and stand-alone), and its rewrite when there is one.
+    """What retrieval searches for: the question as asked (and stand-alone), and its rewrites when there are some
+    (the question's, and for a follow-up in another language, the earlier question's it follows).
 
     Text in another language than the documents' goes to BM25 alone; it counts
     fully where pages in its language exist, and half otherwise (then it
@@ -83,18 +84,18 @@ def search_queries(asked_texts: Sequence[str], rewritten: str | None, asked: str
     Beside a rewrite, the question as asked keeps its two best hits (``Query.kept``): the rewrite is the model's
     guess, the question is what the user typed.
 
-    >>> [q[:5] for q in search_queries(["重定向?"], "Redirects?", "zh", "en", Counter({"en": 9}))]
+    >>> [q[:5] for q in search_queries(["重定向?"], ["Redirects?"], "zh", "en", Counter({"en": 9}))]
     [('Redirects?', True, True, 1.0, 0), ('重定向?', False, True, 0.5, 2)]
-    >>> search_queries(["重定向?"], None, "zh", "en", Counter({"en": 9}), twin=True)[-1]
+    >>> search_queries(["重定向?"], [], "zh", "en", Counter({"en": 9}), twin=True)[-1]
     Query(text='重定向?', dense=False, lexical=True, weight=1.0, kept=0, twin='zh')
     """
     twins = [Query(t, dense=False, twin=asked) for t in asked_texts] if twin else []
-    if rewritten is None:
+    if not rewrites:
         return [Query(t) for t in asked_texts] + twins
     if asked == primary:
-        return [Query(t, kept=2) for t in asked_texts] + [Query(rewritten)]
+        return [Query(t, kept=2) for t in asked_texts] + [Query(r) for r in rewrites]
     weight = 1.0 if pages.get(asked) else 0.5
-    return [Query(rewritten)] + [Query(t, dense=False, weight=weight, kept=2) for t in asked_texts] + twins
+    return [Query(r) for r in rewrites] + [Query(t, dense=False, weight=weight, kept=2) for t in asked_texts] + twins
 
 
 def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K, weights: Sequence[float] | None = None) -> list[tuple[int, float]]:

@@ -105,6 +105,40 @@ def test_a_follow_up_on_something_new_still_finds_the_page_of_the_question_it_fo
     assert "timeouts.md" in sources and any(s.startswith("async") for s in sources)
 
 
+class TranslatingLLM(FakeLLM):
+    """Translates the questions it knows into English, and gives a follow-up back as an answer (never rewritten)."""
+
+    def __init__(self, translations: dict[str, str]):
+        super().__init__("")
+        self.translations = translations
+
+    def stream_chat(self, messages, *, max_tokens):
+        self.reply = self.translations.get(messages[-1]["content"], "") if messages[0]["content"].startswith(
+            "Translate the user's question") else "好的。"
+        return super().stream_chat(messages, max_tokens=max_tokens)
+
+
+def test_a_follow_up_in_another_language_also_searches_the_translation_of_the_question_it_follows(tmp_path):
+    """A Chinese question that a follow-up follows was searched by BM25 alone, where it finds only identifiers, so
+    "那能不能在 client 上设一次就行？" after "httpx 里用户名和密码怎么传？" could lose authentication. Its
+    translation, made when it was asked and remembered, is searched too."""
+    (tmp_path / "auth.md").write_text("# Authentication\n\nPass a username and password with Basic authentication: "
+                                      "`auth=(name, secret)`.\n", encoding="utf-8")
+    for n in range(2):
+        (tmp_path / f"client{n}.md").write_text(f"# Client {n}\n\nSet it once on the client, part {n}.\n",
+                                                encoding="utf-8")
+    first, then = "httpx 里用户名和密码怎么传？", "那能不能在 client 上设一次就行？"
+    llm = TranslatingLLM({first: "How do I pass a username and password with Basic authentication?",
+                          f"{first} {then}": "Can I set it once on the client?"})
+    pipe = Pipeline(tmp_path, models=fake_models(llm=llm))
+    pipe.search(first, AskOptions(mode="bm25", k=3))
+    found = pipe.search(then, AskOptions(mode="bm25", k=3), [(first, "Pass `auth=(name, secret)` [1].")])
+    assert found.standalone is None and found.rewritten == "Can I set it once on the client?"
+    sources = [h.chunk.source for h in found.hits]
+    assert "auth.md" in sources and any(s.startswith("client") for s in sources)
+    assert [m[-1]["content"] for m in llm.calls].count(first) == 1  # translated once, when it was asked
+
+
 def test_a_follow_up_rewritten_as_an_answer_is_not_taken_for_the_question(docs):
     """Seen with the 0.5B: "那要怎么开启？" after a turn on HTTP/2 came back as an answer naming a made-up library,
     which was then searched and put to the model as the user's question, and the gate refused it for that library.
