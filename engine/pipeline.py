@@ -157,7 +157,8 @@ class Pipeline:
         standalone, context, asked_texts, topic = None, None, [question], None
         if earlier and options.rewrite != "never" and is_followup(question):
             context = in_context(earlier, question)
-            standalone = accept_standalone(self.models.complete(followup_messages(earlier, question), 64), question)
+            standalone = accept_standalone(self.models.complete(followup_messages(earlier, question), 64), question,
+                                           earlier[-1][0])
             asked_texts += ([standalone, context] if standalone else [context]) + [earlier[-1][0]]
             context = None if standalone else context
             topic = self.rewrite(earlier[-1][0], index.primary_language)  # translated when it was asked: remembered

@@ -245,7 +245,7 @@ def followup_messages(earlier: Sequence[tuple[str, str]], question: str) -> list
             {"role": "user", "content": f"Conversation:\n{shown}\n\nLast question: {question.strip()}"}]
 
 
-def accept_standalone(output: str, question: str) -> str | None:
+def accept_standalone(output: str, question: str, follows: str = "") -> str | None:
     """The standalone question if it is one, else None: in the language it was asked for, and still a question
     (asked with a question mark, it keeps one). Seen: "那要怎么开启？需要额外安装什么吗？" after a turn on HTTP/2
     came back as an answer, "要开启 HTTP/2，你需要额外安装 `libhttp2` 库。", which was then searched and answered.
@@ -274,15 +274,26 @@ def accept_standalone(output: str, question: str) -> str | None:
 
     >>> accept_standalone("异步客户端？", "那异步客户端呢？") is None
     True
+
+    Nor may it be the question it ``follows`` given back: "Et je peux faire croire à l'appli que la requête vient
+    d'une IP précise ?", after "Comment tester mon appli Starlette avec httpx sans lancer de serveur ?", came back
+    as that question, which the model then answered again.
+
+    >>> accept_standalone("Comment tester mon appli Starlette avec httpx sans lancer de serveur ?",
+    ...                   "Et je peux faire croire à l'appli que la requête vient d'une IP précise ?",
+    ...                   "Comment tester mon appli Starlette avec httpx sans lancer de serveur ?") is None
+    True
     """
     text = accept_query(output, question, answer_language(detect_language(question)).code)  # what was asked for
     if text is None or (_ASKS.search(question) and not _ASKS.search(text)):
         return None
-    return text if keeps_the_subject(text, question) and brings_in(text, question) else None
+    kept = keeps_the_subject(text, question) and brings_in(text, question) and brings_in(text, follows)
+    return text if kept else None
 
 
 def brings_in(standalone: str, question: str) -> bool:
-    """Whether a rewrite to stand alone has a content word the follow-up lacks (what "it" or "那…呢" stood for).
+    """Whether a rewrite to stand alone has a content word the follow-up lacks (what "it" or "那…呢" stood for), or
+    the question it follows lacks (what the follow-up adds).
 
     >>> brings_in("How do I set a timeout with the async client?", "And with the async client?")
     True

@@ -156,6 +156,15 @@ def test_a_follow_up_rewritten_as_an_answer_is_not_taken_for_the_question(docs):
     assert done.stop_reason != "gate" and "redirectlib" not in done.missing_terms
 
 
+def test_a_follow_up_rewritten_as_the_question_it_follows_is_searched_after_it_instead(docs):
+    """Seen with the 0.5B: a follow-up came back as the question it follows, which the model then answered again."""
+    earlier = [("Does HTTPX follow redirects by default?", "HTTPX does not follow redirects by default [1].")]
+    pipe = Pipeline(docs, models=fake_models(llm=FakeLLM(earlier[0][0])))
+    follow_up = "And can I see which redirects it followed?"
+    found = pipe.search(follow_up, AskOptions(mode="bm25"), earlier)
+    assert found.standalone is None and found.context == f"{earlier[0][0]} {follow_up}"
+
+
 def test_a_follow_up_not_rewritten_is_put_to_the_model_alone(docs):
     """Seen with the 0.5B: "and who do I need to ask before putting one back on prod?", searched after "how long do we
     keep the staging backups around?", was put to the model after it too, and the model answered the first question
