@@ -141,7 +141,6 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
             _leave_lead(lead, later, waiting, out, shown)
         lead = None
         if kept is None:
-            out[-1] = _SHORT_LEAD.sub("", out[-1]) if s.is_code else out[-1]  # "例如：", too short for a sentence
             continue
         out.append(kept.text)
         shown.append(kept)
@@ -168,8 +167,6 @@ def verified(sentences: Sequence[Support], answer: str, units: Sequence[Unit] = 
 
 
 _HEADING_LINE = re.compile(r"(?m)^ {0,3}#{1,6}\s")
-# a short line ending in a colon, then only the opening fence of the code it leads into: "例如：", "For example:"
-_SHORT_LEAD = re.compile(r"(?<=\n)[^\n]{1,24}[:：][^\S\n]*\n(?=\s*(?:(?:```|~~~)[^\n]*\n?)?\Z)")
 OFF_TOPIC = 0.5  # a section whose sentences match the question at under half the best one's similarity (calibrated)
 
 

@@ -276,8 +276,13 @@ def without_answer_word(sentence: str) -> str:
 
 
 def answer_sentences(prose: str) -> list[str]:
-    """The sentences of an answer's prose that are checked (longer than 8 characters)."""
-    return [s for s in prose_sentences(prose) if len(s) > MIN_SENTENCE]
+    """The sentences of an answer's prose that are checked: longer than 8 characters, or leading into code, so that
+    a line such as "例如：" goes with code the check leaves out (``answer.verified``) instead of hanging over nothing.
+
+    >>> answer_sentences("它提供了 `timeout` 参数 [1]。\\n\\n例如：\\n\\n好的。")
+    ['它提供了 `timeout` 参数 [1]。', '例如：']
+    """
+    return [s for s in prose_sentences(prose) if len(s) > MIN_SENTENCE or introduces_code(s)]
 
 
 def _verdict(sentence: str, cited: list[int], scores: dict[int, float], threshold: float) -> Support:

@@ -84,9 +84,10 @@ def test_a_line_leading_into_code_that_is_not_shown_is_dropped_or_ends_as_a_sent
 
 def test_a_line_too_short_for_a_sentence_goes_with_the_code_it_leads_into():
     """Seen with the 0.5B: "例如：" on a line of its own, too short to be checked as a sentence, stayed in the shown
-    answer over nothing when the code under it failed the check."""
+    answer over nothing when the code under it failed the check. Now checked as any line leading into code is."""
     answer = "它提供了 `timeout` 参数 [1]。\n\n例如：\n\n```python\nmagic()\n```\n\n默认是 5 秒 [1]。"
     sentences = [sentence("它提供了 `timeout` 参数 [1]。", [1], "supported"),
+                 Support("例如：", [], "exempt", {}, None, LEAD),  # a line leading into code is checked at any length
                  sentence("magic()", [], "unsupported", code=True),
                  sentence("默认是 5 秒 [1]。", [1], "supported")]
     assert verified(sentences, answer).text == "它提供了 `timeout` 参数 [1]。\n\n默认是 5 秒 [1]。"
